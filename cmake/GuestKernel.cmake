@@ -1,0 +1,41 @@
+# The kernel that `--target vm` boots, and a SystemTap runtime that compiles against it.
+#
+# The guest kernel is a Debian package installed on the host (setup.sh does it): its image
+# from /boot, its modules from /lib/modules, its headers for stap -r. Pick the newest
+# cloud kernel that has all three unless IOTAP_GUEST_KERNEL names one.
+set(IOTAP_GUEST_KERNEL "" CACHE STRING
+    "Kernel release booted by --target vm (default: newest installed *-cloud-amd64 with headers)")
+if(NOT IOTAP_GUEST_KERNEL)
+  file(GLOB _iotap_images /boot/vmlinuz-*-cloud-amd64)
+  list(SORT _iotap_images COMPARE NATURAL ORDER DESCENDING)
+  foreach(_image IN LISTS _iotap_images)
+    string(REPLACE "/boot/vmlinuz-" "" _release "${_image}")
+    if(EXISTS "/lib/modules/${_release}/build/Makefile" AND EXISTS "/lib/modules/${_release}/modules.dep")
+      set(IOTAP_GUEST_KERNEL "${_release}")
+      break()
+    endif()
+  endforeach()
+endif()
+if(NOT IOTAP_GUEST_KERNEL)
+  message(FATAL_ERROR "no guest kernel: install linux-image-cloud-amd64 and linux-headers-cloud-amd64 "
+                      "(./setup.sh does), or set -DIOTAP_GUEST_KERNEL=<release>")
+endif()
+message(STATUS "iotap guest kernel: ${IOTAP_GUEST_KERNEL}")
+
+find_path(IOTAP_SYSTEM_STAP_RUNTIME stp_task_work.c PATHS /usr/share/systemtap/runtime NO_DEFAULT_PATH
+          DOC "SystemTap's runtime sources (package systemtap)")
+if(NOT IOTAP_SYSTEM_STAP_RUNTIME)
+  message(FATAL_ERROR "SystemTap runtime sources not found in /usr/share/systemtap/runtime: install systemtap")
+endif()
+
+# The runtime stap compiles into every module, adjusted for the guest kernel at build time.
+set(IOTAP_STAP_RUNTIME "${CMAKE_BINARY_DIR}/stap-runtime")
+set(_task_work_header "/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
+add_custom_command(
+  OUTPUT "${IOTAP_STAP_RUNTIME}/iotap-compat.txt"
+  COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${IOTAP_SYSTEM_STAP_RUNTIME}" "-DDEST=${IOTAP_STAP_RUNTIME}"
+          "-DTASK_WORK_HEADER=${_task_work_header}" -P "${CMAKE_SOURCE_DIR}/cmake/StapRuntimeCompat.cmake"
+  DEPENDS "${CMAKE_SOURCE_DIR}/cmake/StapRuntimeCompat.cmake" "${IOTAP_SYSTEM_STAP_RUNTIME}/stp_task_work.c"
+          "${_task_work_header}"
+  COMMENT "Adapting the SystemTap runtime to kernel ${IOTAP_GUEST_KERNEL}")
+add_custom_target(stap_runtime ALL DEPENDS "${IOTAP_STAP_RUNTIME}/iotap-compat.txt")

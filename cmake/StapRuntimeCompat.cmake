@@ -1,0 +1,39 @@
+# Copies SystemTap's runtime to DEST and applies the changes the guest kernel needs.
+# Run with cmake -P at build time; never edits the system's copy.
+#
+# Known break (systemtap 4.8 against stable 6.1 kernels from 6.1.0-56 on): the kernel renamed
+# task_work_cancel(task, func) to task_work_cancel_func(task, func), and task_work_cancel now
+# takes a callback_head and returns bool. The runtime resolves the function through kallsyms,
+# so the fix is to take the type and the symbol name from task_work_cancel_func.
+# DEST/iotap-compat.txt records which changes were applied; tests read it.
+foreach(var SOURCE DEST TASK_WORK_HEADER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "StapRuntimeCompat.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE "${DEST}")
+file(COPY "${SOURCE}/" DESTINATION "${DEST}")
+
+set(applied "")
+file(READ "${TASK_WORK_HEADER}" header)
+if(header MATCHES "task_work_cancel_func")
+  set(file "${DEST}/stp_task_work.c")
+  file(READ "${file}" text)
+  set(replacements
+      "typeof(&task_work_cancel)" "typeof(&task_work_cancel_func)"
+      "kallsyms_lookup_name(\"task_work_cancel\")" "kallsyms_lookup_name(\"task_work_cancel_func\")")
+  while(replacements)
+    list(POP_FRONT replacements from to)
+    string(FIND "${text}" "${from}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "stap runtime compat: '${from}' not found in ${file}; "
+                          "this SystemTap's runtime changed, revisit cmake/StapRuntimeCompat.cmake")
+    endif()
+    string(REPLACE "${from}" "${to}" text "${text}")
+  endwhile()
+  file(WRITE "${file}" "${text}")
+  list(APPEND applied "task_work_cancel_func")
+endif()
+list(JOIN applied "\n" applied_text)
+file(WRITE "${DEST}/iotap-compat.txt" "${applied_text}\n")

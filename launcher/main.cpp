@@ -1,0 +1,63 @@
+// iotap: find the verb, hand it its arguments, turn errors into one line and an exit status.
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "verbs/verbs.h"
+
+namespace {
+
+void print_usage(std::FILE* out) {
+  std::fputs(
+      "usage: iotap VERB [OPTIONS]\n"
+      "\n"
+      "Follows a program's reads from its USDT probes down through the block layer, md and\n"
+      "device-mapper to the member disk that served them.\n"
+      "\n"
+      "verbs:\n",
+      out);
+  for (const auto& verb : iotap::verbs::all()) {
+    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(verb.name.size()), verb.name.data(),
+                 static_cast<int>(verb.summary.size()), verb.summary.data());
+  }
+  std::fputs("\n'iotap VERB --help' shows a verb's options and examples.\n", out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    print_usage(stderr);
+    return 2;
+  }
+  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    print_usage(stdout);
+    return 0;
+  }
+  if (args[0] == "--version") {
+    std::puts("iotap " IOTAP_VERSION);
+    return 0;
+  }
+  for (const auto& verb : iotap::verbs::all()) {
+    if (verb.name != args[0]) continue;
+    try {
+      return verb.main(std::span(args).subspan(1));
+    } catch (const iotap::UserError& e) {
+      std::fprintf(stderr, "iotap: %s\n", e.what());
+      return 2;
+    } catch (const boost::program_options::error& e) {
+      std::fprintf(stderr, "iotap %s: %s (see 'iotap %s --help')\n", args[0].c_str(), e.what(),
+                   args[0].c_str());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "iotap: internal error: %s\n", e.what());
+      return 70;
+    }
+  }
+  std::fprintf(stderr, "iotap: unknown verb '%s' (see 'iotap --help')\n", args[0].c_str());
+  return 2;
+}

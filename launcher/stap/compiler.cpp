@@ -1,0 +1,44 @@
+#include "stap/compiler.h"
+
+#include <cstdio>
+
+#include "iotap/config.h"
+#include "stap/stap_stderr.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/process.h"
+
+namespace iotap::stap {
+
+std::vector<std::string> tapset_dirs() { return {config::kTapsetDir, config::kGeneratedTapsetDir}; }
+
+std::string compile_module(const CompileRequest& request) {
+  if (find_in_path("stap").empty()) throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
+  const std::string script = request.work_dir + "/iotap.stp";
+  write_file(script, request.script_text);
+  std::vector<std::string> argv{"stap", "-p4", "-m", "iotap"};
+  if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
+  if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
+  for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
+  argv.push_back(script);
+  SpawnOptions options;
+  options.cwd = request.work_dir;
+  const Captured result = capture(argv, options);
+  std::string diagnostics;
+  StapStderr filter([&](std::string_view line) { diagnostics += line; });
+  filter.feed(result.err);
+  filter.flush();
+  if (!result.status.ok()) {
+    // stap names the file it was given; the user knows it by its own name.
+    size_t at = 0;
+    while ((at = diagnostics.find(script, at)) != std::string::npos) {
+      diagnostics.replace(at, script.size(), request.script_name);
+      at += request.script_name.size();
+    }
+    throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);
+  }
+  if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings
+  return request.work_dir + "/iotap.ko";
+}
+
+}  // namespace iotap::stap

@@ -1,0 +1,24 @@
+#pragma once
+// stap, pass 4 only: a script becomes a kernel module, compiled on this host for the kernel
+// that will load it. stap keeps its own cache (~/.systemtap/cache): the first compile for a
+// kernel takes about two minutes, later ones seconds.
+#include <string>
+#include <vector>
+
+namespace iotap::stap {
+
+struct CompileRequest {
+  std::string script_text;
+  std::string script_name;     // how messages name the script
+  std::string kernel_release;  // for `stap -r`; empty: the running kernel
+  std::string runtime_dir;     // for `stap -R`; empty: SystemTap's own
+  std::string work_dir;        // private; the module is written here
+};
+
+// The bundled tapset directories passed with -I.
+std::vector<std::string> tapset_dirs();
+
+// Returns the path of the compiled module; throws UserError with stap's own diagnostics.
+std::string compile_module(const CompileRequest& request);
+
+}  // namespace iotap::stap

@@ -1,0 +1,34 @@
+#pragma once
+// What staprun and stap write on stderr, passed on to the user line by line, less what iotap
+// consumes itself: the -c program's exit status (reported by tapsets/iotap.stp) and warnings
+// that say nothing about the user's script.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace iotap::stap {
+
+class StapStderr {
+ public:
+  explicit StapStderr(std::function<void(std::string_view)> forward) : forward_(std::move(forward)) {}
+
+  void feed(std::string_view bytes);
+  void flush();
+
+  // The -c program's exit status as a shell reports it (128 + signal when killed), if seen.
+  [[nodiscard]] std::optional<int> target_exit_status() const { return target_exit_status_; }
+
+ private:
+  void line(std::string_view raw);
+
+  std::function<void(std::string_view)> forward_;
+  std::string pending_;
+  std::optional<int> target_exit_status_;
+};
+
+// True for stap warnings that iotap knows are harmless for the guest kernel (the missing
+// kernel symbol table: tracepoints and USDT probes do not need it).
+bool is_known_noise(std::string_view line);
+
+}  // namespace iotap::stap

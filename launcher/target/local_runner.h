@@ -1,0 +1,32 @@
+#pragma once
+// --target local: the compiled module runs on this machine's own kernel under staprun.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+namespace iotap {
+
+struct LocalRun {
+  std::string module_path;
+  std::vector<std::string> command;  // argv for staprun -c; empty with -x or for none
+  std::optional<pid_t> pid;
+  std::chrono::seconds timeout{0};
+};
+
+struct LocalEvents {
+  std::function<void(std::string_view)> stdout_data;
+  std::function<void(std::string_view)> stderr_data;
+};
+
+// Empty when this kernel can load SystemTap modules; otherwise why not, and what to do.
+std::string local_kernel_problem();
+
+// Runs staprun and returns its exit status. A Ctrl-C reaches staprun (same process group),
+// which stops the module after its end probes; iotap waits for it.
+int run_local(const LocalRun& run, const LocalEvents& events);
+
+}  // namespace iotap

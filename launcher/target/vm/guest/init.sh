@@ -1,0 +1,118 @@
+#!/bin/busybox sh
+# iotap's guest init: PID 1 of the throwaway qemu guest that `--target vm` boots.
+#
+# The host (launcher/target/vm/vm_runner.cpp) talks to it over serial ports:
+#   ttyS0  kernel console, and this script's own progress; the host keeps it in a log
+#   ttyS1  the run's standard output (the script's output and the program's)
+#   ttyS2  control lines both ways: "status ...", "node ...", "exit N" from here; "stop" from the host
+#   ttyS3  the run's standard error
+# Everything run-specific comes in /iotap/ (the per-run part of the initramfs): run.conf,
+# modules, stack.sh, command and the compiled module. Nothing the user typed is evaluated by
+# this shell: the command line reaches staprun as one argument, read from a file.
+
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+# The kernel found no /dev/console in the initramfs; give this script and its children one.
+exec </dev/null >/dev/console 2>&1
+/bin/busybox --install -s
+mount -t debugfs debugfs /sys/kernel/debug
+# No tmpfs on /tmp: the root is already in memory, and programs the host keeps under /tmp sit
+# at the same path in here.
+mkdir -p /tmp /run /var/run
+# staprun's stderr is a serial tty; keep its messages free of colour codes.
+export TERM=dumb SYSTEMTAP_COLOR=never
+for port in ttyS1 ttyS2 ttyS3; do stty -F /dev/$port raw -echo; done
+exec 3>/dev/ttyS2
+
+iotap_say() { echo "$*" >&3; }
+iotap_quit() {
+  sync
+  poweroff -f
+}
+iotap_fail() {
+  iotap_say "error $*"
+  iotap_say "exit 125"
+  iotap_quit
+}
+
+# iotap_sectors DEV: a device's size in 512-byte sectors.
+iotap_sectors() { blockdev --getsz "$1"; }
+
+# iotap_kname PATH: the kernel's name for a device node (dm-3 for /dev/mapper/iotap3).
+iotap_kname() {
+  local majmin
+  majmin=$(stat -L -c '%t:%T' "$1") || return 1
+  basename "$(readlink "/sys/dev/block/$((0x${majmin%:*})):$((0x${majmin#*:}))")"
+}
+
+iotap_node() { iotap_say "node $1 $2 $(iotap_kname "$4") $3"; }
+
+# iotap_disk ID PARENT SPEC PATH
+iotap_disk() {
+  [ -b "$4" ] || iotap_fail "disk $4 for $3 did not appear"
+  iotap_node "$1" "$2" "$3" "$4"
+}
+
+# iotap_md ID PARENT SPEC PATH LEVEL CHUNK_KIB MEMBER...
+iotap_md() {
+  local id=$1 parent=$2 spec=$3 path=$4 level=$5 chunk=$6
+  shift 6
+  local options="--run --level=$level --raid-devices=$#"
+  [ "$chunk" != 0 ] && options="$options --chunk=$chunk"
+  # A mirror's initial resync would read and write in the background of every trace.
+  [ "$level" = 1 ] && options="$options --assume-clean"
+  mdadm --create "$path" $options "$@" </dev/null || iotap_fail "mdadm could not create $path for $spec"
+  iotap_node "$id" "$parent" "$spec" "$path"
+}
+
+# iotap_linear_table MEMBER...: a dm-linear table that concatenates the members.
+iotap_linear_table() {
+  local offset=0 size
+  for member in "$@"; do
+    size=$(iotap_sectors "$member")
+    echo "$offset $size linear $member 0"
+    offset=$((offset + size))
+  done
+}
+
+# iotap_dm ID PARENT SPEC NAME TABLE
+iotap_dm() {
+  echo "$5" | dmsetup create --noudevsync "$4" || iotap_fail "dmsetup could not create $4 for $3 (table: $5)"
+  dmsetup mknodes "$4"
+  iotap_node "$1" "$2" "$3" "/dev/mapper/$4"
+}
+
+iotap_say "status booted"
+. /iotap/run.conf
+
+iotap_say "status loading modules"
+while read -r module options; do
+  insmod "$module" $options || iotap_fail "could not load $module"
+done </iotap/modules
+
+if [ -s /iotap/stack.sh ]; then
+  iotap_say "status building stack"
+  . /iotap/stack.sh
+fi
+
+iotap_say "status running"
+if [ -s /iotap/command ]; then
+  staprun $IOTAP_STAPRUN_OPTIONS -c "$(cat /iotap/command)" /iotap/iotap.ko >/dev/ttyS1 2>/dev/ttyS3 &
+else
+  staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko >/dev/ttyS1 2>/dev/ttyS3 &
+fi
+staprun_pid=$!
+# The host's Ctrl-C arrives as "stop": staprun then unloads the module after its end probes,
+# so the script's final output still comes back.
+(
+  while read -r request; do
+    [ "$request" = stop ] && kill -INT "$staprun_pid"
+  done </dev/ttyS2
+) &
+listener_pid=$!
+wait "$staprun_pid"
+status=$?
+kill "$listener_pid" 2>/dev/null
+iotap_say "exit $status"
+iotap_quit

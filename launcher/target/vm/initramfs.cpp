@@ -1,0 +1,148 @@
+#include "target/vm/initramfs.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "iotap/config.h"
+#include "target/vm/elf_dependencies.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/process.h"
+#include "util/sha256.h"
+
+namespace iotap::vm {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bump when the layout of the base image changes, so old cached images are not reused.
+constexpr std::string_view kBaseFormat = "iotap-base-3";
+
+struct HostTool {
+  const char* name;
+  std::vector<std::string> candidates;  // absolute paths tried in order, else PATH
+  const char* package;
+};
+
+std::string find_tool(const HostTool& tool) {
+  for (const auto& candidate : tool.candidates) {
+    if (is_executable_file(candidate)) return candidate;
+  }
+  std::string found = find_in_path(tool.name);
+  if (found.empty()) {
+    throw UserError(std::string("the guest needs ") + tool.name + " from the host, which is not installed (apt-get install " +
+                    tool.package + "; ./setup.sh does)");
+  }
+  return found;
+}
+
+std::vector<std::string> base_programs() {
+  const std::vector<HostTool> tools{
+      {"busybox", {"/bin/busybox"}, "busybox-static"},
+      {"staprun", {"/usr/bin/staprun"}, "systemtap-runtime"},
+      {"stapio", {"/usr/lib/systemtap/stapio", "/usr/libexec/systemtap/stapio"}, "systemtap-runtime"},
+      {"mdadm", {"/sbin/mdadm", "/usr/sbin/mdadm"}, "mdadm"},
+      {"dmsetup", {"/sbin/dmsetup", "/usr/sbin/dmsetup"}, "dmsetup"},
+  };
+  std::vector<std::string> paths;
+  paths.reserve(tools.size());
+  for (const auto& tool : tools) paths.push_back(find_tool(tool));
+  return paths;
+}
+
+}  // namespace
+
+const std::vector<std::string>& stack_module_names() {
+  static const std::vector<std::string> kNames{"brd",      "md-mod",    "raid0",      "raid1",     "dm-mod",
+                                               "dm-delay", "dm-flakey", "virtio_pci", "virtio_blk"};
+  return kNames;
+}
+
+void InitramfsBuilder::add_host_path(const std::string& host_path) {
+  // Walk the path component by component; a symlink found on the way is recorded as a
+  // symlink and the walk continues from its target.
+  fs::path resolved = "/";
+  const fs::path path = fs::path(host_path).lexically_normal();
+  std::vector<fs::path> rest(path.begin(), path.end());
+  int hops = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == "/" || rest[i].empty()) continue;
+    const fs::path next = resolved / rest[i];
+    struct stat st {};
+    if (::lstat(next.c_str(), &st) != 0) throw UserError("cannot add '" + host_path + "' to the guest: " + std::strerror(errno));
+    if (S_ISLNK(st.st_mode)) {
+      if (++hops > 40) throw UserError("too many symlinks under '" + host_path + "'");
+      const fs::path target = fs::read_symlink(next);
+      cpio_.add_symlink(next.string(), target.string());
+      const fs::path absolute = (target.is_absolute() ? target : resolved / target).lexically_normal();
+      std::vector<fs::path> remaining(absolute.begin(), absolute.end());
+      remaining.insert(remaining.end(), rest.begin() + static_cast<std::ptrdiff_t>(i) + 1, rest.end());
+      rest = std::move(remaining);
+      resolved = "/";
+      i = static_cast<size_t>(-1);
+      continue;
+    }
+    resolved = next;
+    if (i + 1 < rest.size()) {
+      if (!S_ISDIR(st.st_mode)) throw UserError("'" + next.string() + "' is not a directory");
+      cpio_.add_directory(next.string());
+    } else if (S_ISREG(st.st_mode)) {
+      cpio_.add_host_file(next.string(), next.string(), st.st_mode & 07777);
+    } else {
+      throw UserError("cannot add '" + host_path + "' to the guest: not a regular file");
+    }
+  }
+}
+
+void InitramfsBuilder::add_program(const std::string& host_path) {
+  add_host_path(host_path);
+  for (const auto& dependency : runtime_dependencies(host_path)) add_host_path(dependency);
+}
+
+std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_dir) {
+  const auto programs = base_programs();
+  const auto modules = kernel.module_load_order(stack_module_names());
+  const std::string init = config::kGuestInitScript;
+
+  // The key covers every input by path, size and modification time (the kernel's modules
+  // and the tools change only with their packages), plus init's text.
+  Sha256 key;
+  key.update(kBaseFormat).update(kernel.release).update(read_file(init));
+  std::vector<std::string> inputs = programs;
+  for (const auto& program : programs) {
+    for (const auto& dependency : runtime_dependencies(program)) inputs.push_back(dependency);
+  }
+  inputs.insert(inputs.end(), modules.begin(), modules.end());
+  for (const auto& input : inputs) {
+    struct stat st {};
+    if (::stat(input.c_str(), &st) != 0) throw UserError("cannot read '" + input + "': " + std::strerror(errno));
+    key.update(input).update(std::to_string(st.st_size)).update(std::to_string(st.st_mtim.tv_sec));
+  }
+  const std::string path = cache_dir + "/initramfs-base-" + key.hex().substr(0, 16) + ".cpio";
+  if (::access(path.c_str(), R_OK) == 0) return path;
+
+  std::error_code ec;
+  fs::create_directories(cache_dir, ec);
+  if (ec) throw UserError("cannot create cache directory '" + cache_dir + "': " + ec.message());
+  // Written under a temporary name and renamed: a concurrent run never sees half an image.
+  const std::string partial = path + ".partial." + std::to_string(::getpid());
+  {
+    InitramfsBuilder builder(partial);
+    for (const auto& program : programs) builder.add_program(program);
+    for (const auto& module : modules) builder.add_host_path(module);
+    for (const char* mount_point : {"/proc", "/sys", "/dev", "/tmp", "/run", "/iotap"}) builder.add_directory(mount_point);
+    builder.add_file("/init", read_file(init), 0755);
+    builder.finish();
+  }
+  fs::rename(partial, path, ec);
+  if (ec) throw UserError("cannot write '" + path + "': " + ec.message());
+  return path;
+}
+
+}  // namespace iotap::vm

@@ -1,0 +1,41 @@
+#pragma once
+// The guest's root filesystem, assembled from the host's own files.
+//
+// Two parts, concatenated at boot: a base (busybox, staprun, mdadm, dmsetup, their libraries,
+// the block and md/dm kernel modules and init) cached in the build tree and rebuilt only when
+// one of its inputs changes; and a small per-run part (the compiled module, the program to
+// run with its libraries, the stack to build).
+#include <string>
+#include <string_view>
+
+#include "target/vm/cpio_writer.h"
+#include "target/vm/kernel.h"
+
+namespace iotap::vm {
+
+class InitramfsBuilder {
+ public:
+  explicit InitramfsBuilder(const std::string& path) : cpio_(path) {}
+
+  // Adds a host file at the same path in the guest, with every symlink on the way (a merged
+  // /usr's /lib -> usr/lib included), so the guest resolves the path as the host does.
+  void add_host_path(const std::string& host_path);
+  // Adds a program and everything it needs to start: interpreter and shared libraries.
+  void add_program(const std::string& host_path);
+  void add_file(const std::string& guest_path, std::string_view content, uint32_t mode = 0644) {
+    cpio_.add_file(guest_path, content, mode);
+  }
+  void add_directory(const std::string& guest_path) { cpio_.add_directory(guest_path); }
+  void finish() { cpio_.finish(); }
+
+ private:
+  CpioWriter cpio_;
+};
+
+// The cached base image for this kernel; builds it first if needed. `status` hears about it.
+std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_dir);
+
+// The kernel modules any stack may need; the base carries them all.
+const std::vector<std::string>& stack_module_names();
+
+}  // namespace iotap::vm

@@ -1,0 +1,155 @@
+#include "target/vm/stack_plan.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "util/error.h"
+
+namespace iotap::vm {
+namespace {
+
+// Spec text only ever holds [a-z0-9(),:*=.], but quote it anyway: it lands in a shell script.
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+class Planner {
+ public:
+  StackPlan run(const StackNode& top) {
+    plan_.devices.resize(count(top));
+    add(top, -1);
+    finish_modules();
+    return std::move(plan_);
+  }
+
+ private:
+  static size_t count(const StackNode& node) {
+    size_t n = 1;
+    for (const auto& member : node.members) n += count(member);
+    return n;
+  }
+
+  // Ids are handed out top-down (the top is 0) but steps are emitted bottom-up, so a parent's
+  // step runs after its members exist.
+  int add(const StackNode& node, int parent) {
+    const int id = next_id_++;
+    std::vector<int> member_ids;
+    member_ids.reserve(node.members.size());
+    for (const auto& member : node.members) member_ids.push_back(add(member, id));
+    PlannedDevice& device = plan_.devices[static_cast<size_t>(id)];
+    device.id = id;
+    device.parent = parent;
+    device.kind = node.kind;
+    device.spec = node.spec;
+    std::vector<std::string> member_paths;
+    member_paths.reserve(member_ids.size());
+    for (int member : member_ids) member_paths.push_back(plan_.devices[static_cast<size_t>(member)].path);
+    emit(node, device, member_paths);
+    return id;
+  }
+
+  void emit(const StackNode& node, PlannedDevice& device, const std::vector<std::string>& members) {
+    const std::string head = std::to_string(device.id) + " " + std::to_string(device.parent) + " " + quoted(device.spec);
+    switch (node.kind) {
+      case DeviceKind::kRam: {
+        const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultRamBytes;
+        if (ram_bytes_ != 0 && size != ram_bytes_) {
+          throw UserError("--stack: ram disks in one stack share one size (brd's rd_size): found " +
+                          std::to_string(ram_bytes_ >> 20) + "M and " + std::to_string(size >> 20) +
+                          "M at column " + std::to_string(node.column));
+        }
+        ram_bytes_ = size;
+        device.path = "/dev/ram" + std::to_string(ram_count_++);
+        line("iotap_disk " + head + " " + device.path);
+        need("brd");
+        break;
+      }
+      case DeviceKind::kVirtio: {
+        const std::string letter(1, static_cast<char>('a' + plan_.virtio_disks.size()));
+        plan_.virtio_disks.push_back({"vd" + letter, node.size_bytes != 0 ? node.size_bytes : kDefaultVirtioBytes,
+                                      node.iops, node.bps});
+        device.path = "/dev/vd" + letter;
+        line("iotap_disk " + head + " " + device.path);
+        need("virtio_pci");
+        need("virtio_blk");
+        break;
+      }
+      case DeviceKind::kRaid0:
+      case DeviceKind::kRaid1: {
+        device.path = "/dev/md" + std::to_string(md_count_++);
+        const bool raid0 = node.kind == DeviceKind::kRaid0;
+        std::string command = "iotap_md " + head + " " + device.path + " " + (raid0 ? "0" : "1") + " " +
+                              std::to_string(node.chunk_bytes / 1024);
+        for (const auto& member : members) command += " " + member;
+        line(command);
+        need("md-mod");
+        need(raid0 ? "raid0" : "raid1");
+        break;
+      }
+      case DeviceKind::kLinear:
+      case DeviceKind::kDelay:
+      case DeviceKind::kFlakey:
+      case DeviceKind::kError: {
+        const std::string name = "iotap" + std::to_string(device.id);
+        device.path = "/dev/mapper/" + name;
+        std::string table;
+        if (node.kind == DeviceKind::kLinear) {
+          std::string args;
+          for (const auto& member : members) args += " " + member;
+          table = "\"$(iotap_linear_table" + args + ")\"";
+        } else if (node.kind == DeviceKind::kDelay) {
+          table = "\"0 $(iotap_sectors " + members[0] + ") delay " + members[0] + " 0 " +
+                  std::to_string(node.delay.count()) + "\"";
+          need("dm-delay");
+        } else if (node.kind == DeviceKind::kFlakey) {
+          table = "\"0 $(iotap_sectors " + members[0] + ") flakey " + members[0] + " 0 " +
+                  std::to_string(node.up.count()) + " " + std::to_string(node.down.count()) + "\"";
+          need("dm-flakey");
+        } else {
+          // dm-error ignores what is under it; it takes the member's size so the stack's
+          // geometry is what the spec says.
+          const std::string size = members.empty() ? std::to_string(kDefaultRamBytes / 512)
+                                                   : "$(iotap_sectors " + members[0] + ")";
+          table = "\"0 " + size + " error\"";
+        }
+        line("iotap_dm " + head + " " + name + " " + table);
+        need("dm-mod");
+        break;
+      }
+    }
+  }
+
+  void line(const std::string& text) { plan_.guest_script += text + "\n"; }
+
+  void need(const std::string& module) {
+    if (std::find(plan_.modules.begin(), plan_.modules.end(), module) == plan_.modules.end()) {
+      plan_.modules.push_back(module);
+    }
+  }
+
+  void finish_modules() {
+    if (ram_count_ > 0) {
+      plan_.brd_options = {"rd_nr=" + std::to_string(ram_count_), "rd_size=" + std::to_string(ram_bytes_ / 1024)};
+    }
+  }
+
+  StackPlan plan_;
+  int next_id_ = 0;
+  int ram_count_ = 0;
+  int md_count_ = 0;
+  uint64_t ram_bytes_ = 0;
+};
+
+}  // namespace
+
+StackPlan plan_stack(const StackNode& top) { return Planner().run(top); }
+
+}  // namespace iotap::vm

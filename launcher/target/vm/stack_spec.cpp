@@ -1,0 +1,348 @@
+#include "target/vm/stack_spec.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <optional>
+
+#include "util/error.h"
+
+namespace iotap::vm {
+namespace {
+
+struct KindInfo {
+  DeviceKind kind;
+  std::string_view name;
+};
+
+constexpr std::array kKinds{
+    KindInfo{DeviceKind::kRaid0, "raid0"},   KindInfo{DeviceKind::kRaid1, "raid1"},
+    KindInfo{DeviceKind::kLinear, "linear"}, KindInfo{DeviceKind::kDelay, "delay"},
+    KindInfo{DeviceKind::kFlakey, "flakey"}, KindInfo{DeviceKind::kError, "error"},
+    KindInfo{DeviceKind::kRam, "ram"},       KindInfo{DeviceKind::kVirtio, "virtio"},
+};
+
+constexpr size_t kMaxRepeat = 64;
+
+std::optional<DeviceKind> kind_from_name(std::string_view name) {
+  for (const auto& info : kKinds) {
+    if (info.name == name) return info.kind;
+  }
+  return std::nullopt;
+}
+
+std::string without_blanks(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c)) == 0) out += c;
+  }
+  return out;
+}
+
+// A value written after `=`, or a positional one such as 50ms.
+struct Value {
+  std::string text;
+  size_t at = 0;
+};
+
+struct Argument {
+  std::string key;  // empty for positional values and for member nodes
+  Value value;
+  std::optional<StackNode> node;
+  size_t at = 0;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  StackNode parse() {
+    skip_blanks();
+    if (at_end()) fail(pos_, "the spec is empty (example: 'raid0(ram*7, delay(ram, 50ms))')");
+    auto nodes = parse_node();
+    if (nodes.size() != 1) fail(repeat_at_, "the top of the stack is one device; '*N' belongs inside a parent, as in 'raid0(ram*4)'");
+    skip_blanks();
+    if (!at_end()) fail(pos_, std::string("unexpected '") + text_[pos_] + "' after the top device");
+    return std::move(nodes.front());
+  }
+
+ private:
+  [[noreturn]] void fail(size_t at, const std::string& message) const {
+    throw UserError("--stack: " + message + " at column " + std::to_string(at + 1) + ":\n    " +
+                    std::string(text_) + "\n    " + std::string(at, ' ') + "^");
+  }
+
+  [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
+  [[nodiscard]] char peek() const { return at_end() ? '\0' : text_[pos_]; }
+
+  void skip_blanks() {
+    while (!at_end() && std::isspace(static_cast<unsigned char>(text_[pos_])) != 0) ++pos_;
+  }
+
+  bool accept(char c) {
+    skip_blanks();
+    if (peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+
+  void expect(char c, const char* what) {
+    skip_blanks();
+    if (peek() != c) {
+      fail(pos_, at_end() ? std::string("the spec ends where ") + what + " was expected"
+                          : std::string("expected ") + what + ", found '" + peek() + "'");
+    }
+    ++pos_;
+  }
+
+  // Letters, digits, dots and underscores: names, numbers with units.
+  Value word() {
+    skip_blanks();
+    Value value{"", pos_};
+    while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) != 0 || peek() == '.' || peek() == '_')) {
+      value.text += text_[pos_++];
+    }
+    return value;
+  }
+
+  std::vector<StackNode> parse_node() {
+    skip_blanks();
+    const size_t start = pos_;
+    const Value name = word();
+    if (name.text.empty()) {
+      fail(pos_, at_end() ? "the spec ends where a device was expected" : std::string("expected a device, found '") + peek() + "'");
+    }
+    const auto kind = kind_from_name(name.text);
+    if (!kind) {
+      fail(start, "unknown device '" + name.text + "' (devices: raid0, raid1, linear, delay, flakey, error, ram, virtio)");
+    }
+    StackNode node;
+    node.kind = *kind;
+    node.column = start + 1;
+    std::vector<Argument> args;
+    if (accept(':')) node.size_bytes = size_value(word());
+    if (accept('(')) {
+      do {
+        for (auto& arg : parse_argument()) args.push_back(std::move(arg));
+      } while (accept(','));
+      expect(')', "',' or ')'");
+    }
+    if (accept(':')) node.size_bytes = size_value(word());
+    node.spec = without_blanks(text_.substr(start, pos_ - start));
+    size_t count = 1;
+    skip_blanks();
+    if (peek() == '*') {
+      repeat_at_ = pos_;
+      ++pos_;
+      const Value n = word();
+      count = count_value(n);
+    }
+    apply_arguments(node, args);
+    return std::vector<StackNode>(count, node);
+  }
+
+  // One argument as written; a repeated member (`ram*4`) comes back as its copies.
+  std::vector<Argument> parse_argument() {
+    skip_blanks();
+    const size_t start = pos_;
+    const size_t saved = pos_;
+    const Value first = word();
+    if (first.text.empty()) {
+      fail(pos_, at_end() ? "the spec ends where a member or an option was expected"
+                          : std::string("expected a member or an option, found '") + peek() + "'");
+    }
+    if (accept('=')) {
+      const Value value = word();
+      if (value.text.empty()) fail(pos_, "option '" + first.text + "' has no value");
+      return {Argument{first.text, value, std::nullopt, start}};
+    }
+    // Anything that starts with a letter is a member; a misspelt one is reported by parse_node.
+    if (std::isalpha(static_cast<unsigned char>(first.text[0])) != 0) {
+      pos_ = saved;
+      std::vector<Argument> members;
+      for (auto& node : parse_node()) members.push_back(Argument{"", {}, std::move(node), start});
+      return members;
+    }
+    return {Argument{"", first, std::nullopt, start}};
+  }
+
+  // Moves parsed arguments into the node, checking each against what its kind accepts.
+  void apply_arguments(StackNode& node, std::vector<Argument>& args) {
+    std::vector<Value> positional;
+    for (auto& arg : args) {
+      if (arg.node) {
+        if (is_disk(node.kind)) fail(arg.at, std::string(kind_name(node.kind)) + " is a disk and has no members");
+        node.members.push_back(std::move(*arg.node));
+      } else if (arg.key.empty()) {
+        positional.push_back(arg.value);
+      } else {
+        apply_option(node, arg);
+      }
+    }
+    check_shape(node, positional);
+  }
+
+  void apply_option(StackNode& node, const Argument& arg) {
+    const auto reject = [&] {
+      fail(arg.at, "option '" + arg.key + "' does not apply to " + std::string(kind_name(node.kind)) + options_hint(node.kind));
+    };
+    if (arg.key == "chunk") {
+      if (node.kind != DeviceKind::kRaid0) reject();
+      node.chunk_bytes = size_value(arg.value);
+      if (node.chunk_bytes < 4096 || (node.chunk_bytes & (node.chunk_bytes - 1)) != 0) {
+        fail(arg.value.at, "chunk must be a power of two of at least 4k");
+      }
+    } else if (arg.key == "up" || arg.key == "down") {
+      if (node.kind != DeviceKind::kFlakey) reject();
+      const auto ms = duration_ms(arg.value);
+      if (ms.count() % 1000 != 0) fail(arg.value.at, "dm-flakey counts whole seconds: write '1s', '2s', ...");
+      (arg.key == "up" ? node.up : node.down) = std::chrono::duration_cast<std::chrono::seconds>(ms);
+    } else if (arg.key == "delay") {
+      if (node.kind != DeviceKind::kDelay) reject();
+      node.delay = duration_ms(arg.value);
+    } else if (arg.key == "size") {
+      if (!is_disk(node.kind)) reject();
+      node.size_bytes = size_value(arg.value);
+    } else if (arg.key == "iops" || arg.key == "bps") {
+      if (node.kind != DeviceKind::kVirtio) reject();
+      (arg.key == "iops" ? node.iops : node.bps) =
+          arg.key == "iops" ? count_value(arg.value, 1'000'000) : size_value(arg.value);
+    } else {
+      reject();
+    }
+  }
+
+  static std::string options_hint(DeviceKind kind) {
+    switch (kind) {
+      case DeviceKind::kRaid0: return " (raid0 takes chunk=SIZE)";
+      case DeviceKind::kDelay: return " (delay takes a duration: delay(ram, 50ms))";
+      case DeviceKind::kFlakey: return " (flakey takes up=SECONDS, down=SECONDS)";
+      case DeviceKind::kVirtio: return " (virtio takes iops=N, bps=SIZE, size=SIZE)";
+      case DeviceKind::kRam: return " (ram takes size=SIZE, or ram:SIZE)";
+      default: return " (it takes no options)";
+    }
+  }
+
+  void check_shape(StackNode& node, const std::vector<Value>& positional) {
+    const size_t members = node.members.size();
+    const auto need_members = [&](size_t least, size_t most, const char* example) {
+      if (members < least || members > most) {
+        fail(node.column - 1, std::string(kind_name(node.kind)) + " needs " +
+                                  (least == most ? std::to_string(least)
+                                                 : "at least " + std::to_string(least)) +
+                                  (least == 1 && most == 1 ? " member" : " members") + ", got " +
+                                  std::to_string(members) + " (example: " + example + ")");
+      }
+    };
+    if (node.kind == DeviceKind::kDelay) {
+      if (positional.size() > 1) fail(positional[1].at, "delay takes one duration");
+      if (positional.size() == 1) node.delay = duration_ms(positional[0]);
+    } else if (!positional.empty()) {
+      fail(positional[0].at, "unexpected value '" + positional[0].text + "' for " + std::string(kind_name(node.kind)) + options_hint(node.kind));
+    }
+    switch (node.kind) {
+      case DeviceKind::kRaid0: need_members(2, SIZE_MAX, "raid0(ram*4)"); break;
+      case DeviceKind::kRaid1: need_members(2, SIZE_MAX, "raid1(ram, ram)"); break;
+      case DeviceKind::kLinear: need_members(1, SIZE_MAX, "linear(ram, ram)"); break;
+      case DeviceKind::kDelay:
+        need_members(1, 1, "delay(ram, 50ms)");
+        if (positional.empty() && node.delay.count() == 0) {
+          fail(node.column - 1, "delay needs a duration (example: delay(ram, 50ms))");
+        }
+        break;
+      case DeviceKind::kFlakey:
+        need_members(1, 1, "flakey(ram, up=1s, down=1s)");
+        if (node.up.count() == 0) node.up = std::chrono::seconds(1);
+        if (node.down.count() == 0) node.down = std::chrono::seconds(1);
+        break;
+      case DeviceKind::kError: need_members(0, 1, "error(ram)"); break;
+      case DeviceKind::kRam:
+      case DeviceKind::kVirtio: break;
+    }
+  }
+
+  [[nodiscard]] uint64_t size_value(const Value& value) const {
+    try {
+      return parse_size(value.text);
+    } catch (const UserError& e) {
+      fail(value.at, e.what());
+    }
+  }
+
+  [[nodiscard]] size_t count_value(const Value& value, size_t most = kMaxRepeat) const {
+    size_t n = 0;
+    const auto* end = value.text.data() + value.text.size();
+    const auto [ptr, ec] = std::from_chars(value.text.data(), end, n);
+    if (value.text.empty() || ec != std::errc() || ptr != end || n == 0 || n > most) {
+      fail(value.at, "expected a count from 1 to " + std::to_string(most) + ", found '" + value.text + "'");
+    }
+    return n;
+  }
+
+  [[nodiscard]] std::chrono::milliseconds duration_ms(const Value& value) const {
+    const std::string& t = value.text;
+    size_t digits = 0;
+    while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits])) != 0) ++digits;
+    const std::string unit = t.substr(digits);
+    uint64_t n = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + digits, n);
+    if (digits == 0 || ec != std::errc() || n > 3'600'000) {
+      fail(value.at, "expected a duration such as 50ms or 1s, found '" + t + "'");
+    }
+    (void)ptr;
+    if (unit == "ms") return std::chrono::milliseconds(n);
+    if (unit == "s") return std::chrono::seconds(n);
+    if (unit == "us" && n % 1000 == 0) return std::chrono::milliseconds(n / 1000);
+    if (unit == "us") fail(value.at, "dm-delay counts whole milliseconds: write '" + t + "' as ms");
+    fail(value.at + digits, "a duration needs a unit: ms or s (as in 50ms)");
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t repeat_at_ = 0;
+};
+
+}  // namespace
+
+std::string_view kind_name(DeviceKind kind) {
+  for (const auto& info : kKinds) {
+    if (info.kind == kind) return info.name;
+  }
+  return "?";
+}
+
+bool is_md(DeviceKind kind) { return kind == DeviceKind::kRaid0 || kind == DeviceKind::kRaid1; }
+bool is_dm(DeviceKind kind) {
+  return kind == DeviceKind::kLinear || kind == DeviceKind::kDelay || kind == DeviceKind::kFlakey ||
+         kind == DeviceKind::kError;
+}
+bool is_disk(DeviceKind kind) { return kind == DeviceKind::kRam || kind == DeviceKind::kVirtio; }
+
+uint64_t parse_size(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) ++digits;
+  uint64_t n = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, n);
+  (void)ptr;
+  if (digits == 0 || ec != std::errc()) throw UserError("expected a size such as 64k, 128M or 1G, found '" + std::string(text) + "'");
+  const std::string_view unit = text.substr(digits);
+  int shift = 0;
+  if (unit.empty()) {
+    shift = 0;
+  } else if (unit == "k" || unit == "K") {
+    shift = 10;
+  } else if (unit == "M") {
+    shift = 20;
+  } else if (unit == "G") {
+    shift = 30;
+  } else {
+    throw UserError("unknown size unit '" + std::string(unit) + "' (use k, M or G)");
+  }
+  if (n == 0 || n > (UINT64_MAX >> shift)) throw UserError("size '" + std::string(text) + "' is out of range");
+  return n << shift;
+}
+
+StackNode parse_stack_spec(std::string_view text) { return Parser(text).parse(); }
+
+}  // namespace iotap::vm

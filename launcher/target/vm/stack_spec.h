@@ -1,0 +1,48 @@
+#pragma once
+// The --stack grammar (product.md): a tree of md levels, dm targets and disks.
+//
+//   spec   := node
+//   node   := KIND [':' SIZE] ['(' arg {',' arg} ')'] [':' SIZE] ['*' COUNT]
+//   arg    := node | KEY '=' VALUE | VALUE
+//
+//   raid0(ram*7, delay(ram, 50ms))      raid0(chunk=64k, ram:128M*4)
+//   raid1(ram, delay(ram, 20ms))        linear(raid0(ram*4))
+//   raid0(ram*3, flakey(ram, up=1s, down=1s))     raid0(ram*3, error(ram))
+//
+// `X*N` repeats a node N times among its parent's members. Parsing checks everything that can
+// be checked without a kernel; errors point at the offending character.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iotap::vm {
+
+enum class DeviceKind { kRaid0, kRaid1, kLinear, kDelay, kFlakey, kError, kRam, kVirtio };
+
+std::string_view kind_name(DeviceKind kind);
+bool is_md(DeviceKind kind);
+bool is_dm(DeviceKind kind);
+bool is_disk(DeviceKind kind);
+
+struct StackNode {
+  DeviceKind kind = DeviceKind::kRam;
+  std::string spec;  // this node's text with blanks removed and its own `*N` dropped
+  size_t column = 0; // 1-based position of the node in the original spec
+  std::vector<StackNode> members;
+
+  uint64_t size_bytes = 0;              // ram, virtio; 0 = default
+  uint64_t chunk_bytes = 0;             // raid0; 0 = mdadm's default
+  std::chrono::milliseconds delay{0};   // delay
+  std::chrono::seconds up{0}, down{0};  // flakey
+  uint64_t iops = 0, bps = 0;           // virtio throttling; 0 = none
+};
+
+// Parses a spec; throws UserError with the spec and a caret under the offending character.
+StackNode parse_stack_spec(std::string_view text);
+
+// Parses "64k", "128M", "1G" (powers of 1024; bare numbers are bytes).
+uint64_t parse_size(std::string_view text);
+
+}  // namespace iotap::vm

@@ -1,0 +1,354 @@
+#include "target/vm/vm_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "iotap/config.h"
+#include "target/vm/guest_channels.h"
+#include "target/vm/initramfs.h"
+#include "target/vm/kernel.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/process.h"
+#include "util/temp_dir.h"
+
+namespace iotap::vm {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A guest that was asked to stop but has not powered off by then is killed.
+constexpr auto kStopGrace = std::chrono::seconds(20);
+
+std::string last_lines(const std::string& path, size_t count) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+    if (lines.size() > count) lines.pop_front();
+  }
+  std::string out;
+  for (const auto& kept : lines) out += "    " + kept + "\n";
+  return out;
+}
+
+void concatenate(const std::vector<std::string>& parts, const std::string& into) {
+  std::ofstream out(into, std::ios::binary | std::ios::trunc);
+  for (const auto& part : parts) {
+    std::ifstream in(part, std::ios::binary);
+    out << in.rdbuf();
+  }
+  if (!out) throw UserError("cannot write '" + into + "' (disk full?)");
+}
+
+bool kvm_usable() {
+  const int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+// Blocks the signals a user stops iotap with, and reads them from a descriptor instead, for as
+// long as the guest runs.
+class SignalReader {
+ public:
+  SignalReader() {
+    sigemptyset(&set_);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, sig);
+    ::sigprocmask(SIG_BLOCK, &set_, &previous_);
+    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
+  }
+  ~SignalReader() {
+    if (fd_ >= 0) ::close(fd_);
+    ::sigprocmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  SignalReader(const SignalReader&) = delete;
+  SignalReader& operator=(const SignalReader&) = delete;
+  SignalReader(SignalReader&&) = delete;
+  SignalReader& operator=(SignalReader&&) = delete;
+  [[nodiscard]] int fd() const { return fd_; }
+  bool take() {
+    signalfd_siginfo info{};
+    return ::read(fd_, &info, sizeof info) == sizeof info;
+  }
+
+ private:
+  sigset_t set_{};
+  sigset_t previous_{};
+  int fd_ = -1;
+};
+
+// Splits a byte stream into lines.
+class LineBuffer {
+ public:
+  template <typename OnLine>
+  void feed(std::string_view bytes, OnLine on_line) {
+    pending_ += bytes;
+    size_t start = 0;
+    for (size_t nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
+      std::string line = pending_.substr(start, nl - start);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      on_line(line);
+      start = nl + 1;
+    }
+    pending_.erase(0, start);
+  }
+
+ private:
+  std::string pending_;
+};
+
+void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
+  image.add_directory("/iotap");
+  image.add_file("/iotap/iotap.ko", read_file(run.module_path));
+  std::string modules;
+  std::string stack_script;
+  if (run.stack) {
+    for (const auto& ko : kernel.module_load_order(run.stack->modules)) {
+      modules += ko;
+      if (fs::path(ko).filename() == "brd.ko") {
+        for (const auto& option : run.stack->brd_options) modules += " " + option;
+      }
+      modules += "\n";
+    }
+    stack_script = run.stack->guest_script;
+  }
+  image.add_file("/iotap/modules", modules);
+  image.add_file("/iotap/stack.sh", stack_script);
+  std::string command;
+  for (const auto& word : run.command) command += (command.empty() ? "" : " ") + quote_for_wordexp(word);
+  image.add_file("/iotap/command", command);
+  image.add_file("/iotap/run.conf", "IOTAP_STAPRUN_OPTIONS=\n");
+  for (const auto& program : run.programs) image.add_program(program);
+}
+
+std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel& kernel, const VmRun& run,
+                                      const TempDir& dir, const std::string& initrd) {
+  const bool kvm = kvm_usable();
+  std::vector<std::string> argv{qemu,
+                                "-machine", "q35",
+                                "-accel", kvm ? "kvm" : "tcg",
+                                "-cpu", kvm ? "host" : "max",
+                                "-smp", std::to_string(run.cpus),
+                                "-m", std::to_string(run.memory_mib),
+                                "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+                                "-kernel", kernel.image,
+                                "-initrd", initrd,
+                                "-append", "console=ttyS0 quiet panic=-1 8250.nr_uarts=4",
+                                "-serial", "file:" + (dir / "console.log")};
+  for (const char* port : {"out", "ctl", "err"}) {
+    argv.insert(argv.end(), {"-chardev", std::string("socket,id=") + port + ",path=" + (dir / port),
+                             "-serial", std::string("chardev:") + port});
+  }
+  if (run.stack) {
+    for (const auto& disk : run.stack->virtio_disks) {
+      const std::string image = dir / (disk.drive_id + ".img");
+      {
+        std::ofstream create(image, std::ios::binary);
+      }
+      fs::resize_file(image, disk.size_bytes);  // sparse: costs no disk until written
+      std::string drive = "file=" + image + ",if=none,id=" + disk.drive_id + ",format=raw";
+      if (disk.iops != 0) drive += ",throttling.iops-total=" + std::to_string(disk.iops);
+      if (disk.bps != 0) drive += ",throttling.bps-total=" + std::to_string(disk.bps);
+      argv.insert(argv.end(), {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
+    }
+  }
+  return argv;
+}
+
+}  // namespace
+
+std::string quote_for_wordexp(std::string_view word) {
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
+  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+  const std::string qemu = find_in_path("qemu-system-x86_64");
+  if (qemu.empty()) throw UserError("--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
+
+  events.status("preparing the guest image");
+  const std::string base = base_initramfs(kernel, config::kCacheDir);
+  TempDir dir("iotap-vm");
+  {
+    InitramfsBuilder image(dir / "run.cpio");
+    write_run_files(image, run, kernel);
+    image.finish();
+  }
+  const std::string initrd = dir / "initrd.cpio";
+  concatenate({base, dir / "run.cpio"}, initrd);
+
+  ListeningSocket out(dir / "out");
+  ListeningSocket ctl(dir / "ctl");
+  ListeningSocket err(dir / "err");
+  const int qemu_log = ::open((dir / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  SignalReader signals;
+  SpawnOptions options;
+  options.stdout_fd = qemu_log;
+  options.stderr_fd = qemu_log;
+  options.new_process_group = true;
+  events.status("booting the guest");
+  const pid_t pid = spawn(qemu_command(qemu, kernel, run, dir, initrd), options);
+  ::close(qemu_log);
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+
+  VmResult result;
+  bool got_exit = false;
+  // --timeout counts from the moment the module runs, not from boot.
+  std::optional<Clock::time_point> running_since;
+  std::string guest_error;
+  LineBuffer ctl_lines;
+  const auto on_ctl_line = [&](const std::string& line) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "status") {
+      std::string phrase;
+      std::getline(words >> std::ws, phrase);
+      if (phrase == "running") running_since = Clock::now();
+      events.status(phrase);
+    } else if (kind == "node") {
+      GuestDevice device;
+      words >> device.id >> device.parent >> device.name >> device.spec;
+      result.devices.push_back(device);
+      events.device(device);
+    } else if (kind == "exit") {
+      words >> result.exit_status;
+      got_exit = true;
+    } else if (kind == "error") {
+      std::getline(words >> std::ws, guest_error);
+    }
+  };
+
+  std::optional<Clock::time_point> stop_requested;
+  bool qemu_running = true;
+  ExitStatus qemu_status;
+  const auto request_stop = [&] {
+    if (stop_requested) return;
+    stop_requested = Clock::now();
+    if (!running_since) {
+      // Nothing runs yet, so there is no end probe to wait for.
+      ::kill(pid, SIGKILL);
+    } else if (ctl.connection_fd() >= 0) {
+      (void)!::write(ctl.connection_fd(), "stop\n", 5);
+    }
+  };
+
+  while (true) {
+    std::vector<pollfd> fds;
+    std::vector<ListeningSocket*> owners;
+    for (ListeningSocket* socket : {&out, &ctl, &err}) {
+      const int fd = socket->connection_fd() >= 0 ? socket->connection_fd() : socket->listen_fd();
+      if (fd < 0) continue;
+      fds.push_back({fd, POLLIN, 0});
+      owners.push_back(socket);
+    }
+    const size_t sockets = fds.size();
+    if (qemu_running) fds.push_back({pidfd, POLLIN, 0});
+    fds.push_back({signals.fd(), POLLIN, 0});
+    if (!qemu_running && sockets == 0) break;
+
+    int timeout_ms = -1;
+    const auto until = [](Clock::time_point deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      return static_cast<int>(std::max<int64_t>(left, 0));
+    };
+    if (!qemu_running) {
+      timeout_ms = 0;  // qemu is gone: drain what the sockets still hold, then finish
+    } else if (stop_requested) {
+      timeout_ms = until(*stop_requested + kStopGrace);
+    } else if (run.timeout.count() > 0 && running_since) {
+      timeout_ms = until(*running_since + run.timeout);
+    }
+    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (ready < 0 && errno != EINTR) throw std::system_error(errno, std::generic_category(), "poll");
+    if (ready == 0 && !qemu_running) break;
+    if (ready == 0) {
+      if (!stop_requested) {
+        result.timed_out = true;
+        events.status("timed out after " + std::to_string(run.timeout.count()) + " s; stopping the run");
+        request_stop();
+      } else {
+        ::kill(pid, SIGKILL);
+      }
+      continue;
+    }
+    for (size_t i = 0; i < sockets; ++i) {
+      if (fds[i].revents == 0) continue;
+      ListeningSocket& socket = *owners[i];
+      if (socket.connection_fd() < 0) {
+        socket.accept_connection();
+        continue;
+      }
+      std::array<char, 65536> buffer{};
+      const ssize_t n = ::read(socket.connection_fd(), buffer.data(), buffer.size());
+      if (n <= 0) {
+        socket.close_connection();
+        continue;
+      }
+      const std::string_view bytes(buffer.data(), static_cast<size_t>(n));
+      if (&socket == &out) {
+        events.stdout_data(bytes);
+      } else if (&socket == &err) {
+        events.stderr_data(bytes);
+      } else {
+        ctl_lines.feed(bytes, on_ctl_line);
+      }
+    }
+    for (size_t i = sockets; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      if (fds[i].fd == signals.fd() && signals.take()) {
+        if (stop_requested) {
+          events.status("killing the guest");
+          ::kill(pid, SIGKILL);
+        } else {
+          result.interrupted = true;
+          events.status("stopping: the script's end probes run now (Ctrl-C again kills the guest)");
+          request_stop();
+        }
+      } else if (fds[i].fd == pidfd) {
+        qemu_status = wait_for(pid);
+        qemu_running = false;
+      }
+    }
+  }
+  if (pidfd >= 0) ::close(pidfd);
+
+  if (!guest_error.empty()) throw UserError("guest: " + guest_error + "\n  last console lines:\n" + last_lines(dir / "console.log", 12));
+  if (!got_exit && result.interrupted) {
+    result.exit_status = 130;
+    return result;
+  }
+  if (!got_exit) {
+    const std::string qemu_errors = last_lines(dir / "qemu.log", 6);
+    throw UserError(std::string("the guest stopped before the run finished") +
+                    (qemu_status.ok() ? "" : " (qemu exited with status " + std::to_string(qemu_status.code) + ")") +
+                    "\n  qemu said:\n" + qemu_errors + "  last console lines:\n" +
+                    last_lines(dir / "console.log", 12));
+  }
+  return result;
+}
+
+}  // namespace iotap::vm

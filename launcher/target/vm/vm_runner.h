@@ -1,0 +1,54 @@
+#pragma once
+// --target vm: boots a throwaway qemu guest with the project's kernel, builds the --stack in
+// it, runs the compiled module under staprun (with the command, if any), streams the output
+// back and powers the guest off. Nothing is left behind: the guest, its sockets and its
+// images live in a private temp directory that goes with the run.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "target/vm/stack_plan.h"
+
+namespace iotap::vm {
+
+struct VmRun {
+  std::string module_path;               // the .ko compiled for the guest kernel
+  std::optional<StackPlan> stack;
+  std::vector<std::string> command;      // argv staprun -c runs; empty: run until stopped
+  std::vector<std::string> programs;     // host programs the guest needs, with their libraries
+  unsigned memory_mib = 1024;
+  unsigned cpus = 2;
+  std::chrono::seconds timeout{0};       // 0: none; else stop the run (as Ctrl-C would) after it
+};
+
+// What the guest reports about the stack it built.
+struct GuestDevice {
+  int id = 0;
+  int parent = -1;
+  std::string name;  // kernel name: md0, dm-0, ram7
+  std::string spec;
+};
+
+struct VmEvents {
+  std::function<void(std::string_view)> stdout_data;
+  std::function<void(std::string_view)> stderr_data;
+  std::function<void(std::string_view)> status;  // progress, one short phrase at a time
+  std::function<void(const GuestDevice&)> device;
+};
+
+struct VmResult {
+  int exit_status = 0;  // staprun's, inside the guest
+  bool interrupted = false;
+  bool timed_out = false;
+  std::vector<GuestDevice> devices;
+};
+
+VmResult run_in_vm(const VmRun& run, const VmEvents& events);
+
+// Quotes a word so that wordexp(3), which staprun applies to -c's string, yields it unchanged.
+std::string quote_for_wordexp(std::string_view word);
+
+}  // namespace iotap::vm

@@ -1,0 +1,115 @@
+#include "usdt/stapsdt_notes.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace iotap::usdt {
+namespace {
+
+struct ElfEnd {
+  void operator()(Elf* elf) const { elf_end(elf); }
+};
+using ElfHandle = std::unique_ptr<Elf, ElfEnd>;
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+  }
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// libelf refuses every call until told which ELF version the caller speaks.
+bool libelf_ready() {
+  static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
+  return ready;
+}
+
+Unexpected not_elf(std::string_view label) {
+  return Unexpected{std::string(label) +
+                    " is not an ELF file (name a compiled program or shared library, not a "
+                    "script or an archive)"};
+}
+
+Expected<ProbeList> read_elf(Elf* elf, std::string_view label) {
+  const std::string who(label);
+  if (elf == nullptr) {
+    return Unexpected{who + " cannot be read as an ELF file: " + elf_errmsg(-1) +
+                      " (is it truncated?)"};
+  }
+  if (elf_kind(elf) != ELF_K_ELF) {
+    return not_elf(label);
+  }
+  auto notes = read_stapsdt_notes(elf);
+  if (!notes) {
+    return Unexpected{who + " " + notes.error()};
+  }
+  return notes;
+}
+
+}  // namespace
+
+Expected<ProbeList> read_probes(const std::string& path) {
+  if (!libelf_ready()) {
+    return Unexpected{"libelf does not support this ELF version (reinstall libelf)"};
+  }
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    switch (error) {
+      case ENOENT:
+        return Unexpected{path + " does not exist (check the path, or build it first)"};
+      case EACCES:
+      case EPERM:
+        return Unexpected{path + " is not readable: permission denied (check its permissions)"};
+      default:
+        return Unexpected{path + " cannot be opened: " + std::strerror(error)};
+    }
+  }
+  struct stat status {};
+  if (::fstat(fd.get(), &status) != 0) {
+    return Unexpected{path + " cannot be examined: " + std::strerror(errno)};
+  }
+  if (S_ISDIR(status.st_mode)) {
+    return Unexpected{path + " is a directory (name the program's binary inside it)"};
+  }
+  if (!S_ISREG(status.st_mode)) {
+    return Unexpected{path + " is not a regular file (name a program or shared library on disk)"};
+  }
+  // ELF_C_READ rather than an mmap: a file truncated while we read it then fails a read()
+  // instead of killing us with SIGBUS.
+  const ElfHandle elf(elf_begin(fd.get(), ELF_C_READ, nullptr));
+  return read_elf(elf.get(), path);
+}
+
+Expected<ProbeList> read_probes_from_image(std::span<const std::uint8_t> image,
+                                           std::string_view label) {
+  if (!libelf_ready()) {
+    return Unexpected{"libelf does not support this ELF version (reinstall libelf)"};
+  }
+  // elf_memory rejects an empty buffer as a bad argument; to the user it is just not ELF.
+  if (image.empty()) {
+    return not_elf(label);
+  }
+  // elf_memory may convert data in place, so it gets a copy it is free to scribble on.
+  std::vector<char> copy(image.begin(), image.end());
+  const ElfHandle elf(elf_memory(copy.data(), copy.size()));
+  return read_elf(elf.get(), label);
+}
+
+}  // namespace iotap::usdt

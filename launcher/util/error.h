@@ -1,0 +1,14 @@
+#pragma once
+// The one exception type a user ever sees: a one-line message saying what is wrong and what
+// to do. main() prints it as "iotap: <message>" and exits with status 2.
+#include <stdexcept>
+#include <string>
+
+namespace iotap {
+
+class UserError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace iotap

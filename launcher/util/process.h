@@ -1,0 +1,47 @@
+#pragma once
+// Child processes from argv vectors: nothing a user typed ever passes through a shell.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace iotap {
+
+struct ExitStatus {
+  int code = 0;        // exit code, or 128 + signal number when killed, as shells report it
+  bool signaled = false;
+  [[nodiscard]] bool ok() const { return code == 0 && !signaled; }
+};
+
+struct Captured {
+  ExitStatus status;
+  std::string out;
+  std::string err;
+};
+
+struct SpawnOptions {
+  std::optional<std::string> cwd;
+  std::vector<std::string> extra_env;  // "NAME=value", added to the inherited environment
+  int stdin_fd = -1;                   // -1: /dev/null
+  int stdout_fd = -1;                  // -1: inherit
+  int stderr_fd = -1;                  // -1: inherit
+  // Own process group: a Ctrl-C on the terminal then reaches only iotap, which decides how to
+  // stop the child (a guest must get the chance to run the script's end probes).
+  bool new_process_group = false;
+};
+
+// Starts argv[0] (searched in PATH) and returns its pid. Throws UserError naming the program
+// when it cannot be started.
+pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// Waits for a child started by spawn(), retrying on EINTR.
+ExitStatus wait_for(pid_t pid);
+
+// Runs argv to completion with stdout and stderr captured.
+Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// Finds a program in PATH the way execvp would; empty when absent.
+std::string find_in_path(const std::string& program);
+
+}  // namespace iotap

@@ -1,0 +1,36 @@
+#pragma once
+// The per-device table that examples/iotime.stp prints, read back, and the simple sibling
+// comparison that names a slow member from it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "target/vm/vm_runner.h"
+
+namespace iotap::verbs {
+
+struct DeviceRow {
+  std::string device;
+  std::string rw;
+  uint64_t total_us = 0;
+  uint64_t count = 0;
+  uint64_t avg_us = 0;
+};
+
+// Rows of every table in `text`; other lines (the workload's own output) are skipped.
+std::vector<DeviceRow> parse_device_table(std::string_view text);
+
+struct SlowMember {
+  vm::GuestDevice device;
+  std::string parent;          // kernel name of the array or dm device it belongs to
+  uint64_t avg_us = 0;         // its average read time
+  uint64_t siblings_avg_us = 0;  // median of its siblings' averages
+  size_t siblings = 0;
+};
+
+// A member is slow when its average read takes more than 4 times, and over 1 ms more than,
+// the median of its siblings' averages. Reads only; members without reads are not judged.
+std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows, const std::vector<vm::GuestDevice>& devices);
+
+}  // namespace iotap::verbs

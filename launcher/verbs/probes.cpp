@@ -1,0 +1,211 @@
+// iotap probes BINARY [--json]: the USDT probes a binary carries, with their argument types.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "usdt/stapsdt_notes.h"
+#include "util/error.h"
+#include "verbs/verbs.h"
+
+namespace iotap::verbs {
+namespace {
+
+namespace po = boost::program_options;
+using usdt::Argument;
+using usdt::Probe;
+using usdt::ProbeList;
+
+constexpr const char* kHelp = R"help(usage: iotap probes BINARY [--json]
+
+Lists the USDT probes compiled into BINARY (a program or shared library built with
+<sys/sdt.h> probes), read from its .note.stapsdt section. Nothing is run or traced; use it
+to see what a stap script can attach to, and with which arguments.
+
+example:
+  iotap probes build/workloads/block_hasher/block_hasher
+
+  PROVIDER      NAME        ARGS         SEMAPHORE  PC
+  block_hasher  read_start  s32 u64 u64  -          0x1a2b
+  ...
+  4 probes in build/workloads/block_hasher/block_hasher
+
+columns:
+  PROVIDER, NAME  attach with process("BINARY").provider("PROVIDER").mark("NAME")
+  ARGS            one word per argument, $arg1 first: s = signed integer, u = unsigned
+                  integer or pointer, f = floating point, then the size in bits (s32 is an
+                  int32_t); ? = size not recorded (built with a very old sdt.h); - = no arguments
+  SEMAPHORE       address of the counter a tracer raises to enable the probe; - when the probe
+                  has none and always fires
+  PC              link-time address of the probe site (prelink shifts applied)
+
+--json prints the same with each argument's operand, e.g. "%edx" or "-16(%rbp)".
+
+)help";
+
+std::string hex(std::uint64_t value) {
+  std::array<char, 16> digits{};
+  const auto end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
+  return "0x" + std::string(digits.begin(), end);
+}
+
+std::string argument_word(const Argument& arg) {
+  if (arg.size_bytes == 0) return "?";
+  const char kind = arg.is_float ? 'f' : (arg.is_signed ? 's' : 'u');
+  return kind + std::to_string(arg.size_bytes * 8);
+}
+
+std::string argument_words(const Probe& probe) {
+  if (probe.args.empty()) return "-";
+  std::string words;
+  for (const Argument& arg : probe.args) {
+    if (!words.empty()) words += ' ';
+    words += argument_word(arg);
+  }
+  return words;
+}
+
+void print_table(const std::string& binary, const ProbeList& list) {
+  using Row = std::vector<std::string>;
+  std::vector<Row> rows{{"PROVIDER", "NAME", "ARGS", "SEMAPHORE", "PC"}};
+  for (const Probe& probe : list.probes) {
+    rows.push_back({probe.provider, probe.name, argument_words(probe),
+                    probe.semaphore == 0 ? "-" : hex(probe.semaphore), hex(probe.pc)});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const Row& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    std::cout << line << '\n';
+  }
+  const std::size_t n = list.probes.size();
+  std::cout << n << (n == 1 ? " probe in " : " probes in ") << binary << '\n';
+}
+
+// Probe strings are printable ASCII (the parser insists); the path can be anything.
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          constexpr std::string_view kDigits = "0123456789abcdef";
+          out += "\\u00";
+          out += kDigits[static_cast<unsigned char>(c) >> 4];
+          out += kDigits[static_cast<unsigned char>(c) & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + '"';
+}
+
+// Keys are fixed identifiers and need no escaping.
+std::string key(std::string_view name) { return "\"" + std::string(name) + "\": "; }
+
+std::string json_bool(bool value) { return value ? "true" : "false"; }
+
+std::string json_probe(const Probe& probe) {
+  std::string out = "{" + key("provider") + json_string(probe.provider) + ", " + key("name") +
+                    json_string(probe.name) + ", " + key("pc") + json_string(hex(probe.pc)) +
+                    ", " + key("semaphore") +
+                    (probe.semaphore == 0 ? "null" : json_string(hex(probe.semaphore))) + ", " +
+                    key("args") + "[";
+  for (std::size_t i = 0; i < probe.args.size(); ++i) {
+    const Argument& arg = probe.args[i];
+    if (i > 0) {
+      out += ", ";
+    }
+    out += "{" + key("size") + std::to_string(arg.size_bytes) + ", " + key("signed") +
+           json_bool(arg.is_signed) + ", " + key("float") + json_bool(arg.is_float) + ", " +
+           key("operand") + json_string(arg.operand) + "}";
+  }
+  return out + "]}";
+}
+
+void print_json(const std::string& binary, const ProbeList& list) {
+  std::cout << "{\n  \"binary\": " << json_string(binary) << ",\n  \"probes\": [";
+  for (std::size_t i = 0; i < list.probes.size(); ++i) {
+    std::cout << (i == 0 ? "\n    " : ",\n    ") << json_probe(list.probes[i]);
+  }
+  std::cout << (list.probes.empty() ? "],\n" : "\n  ],\n") << "  \"problems\": [";
+  for (std::size_t i = 0; i < list.problems.size(); ++i) {
+    std::cout << (i == 0 ? "" : ", ") << json_string(list.problems[i]);
+  }
+  std::cout << "]\n}\n";
+}
+
+}  // namespace
+
+int probes(Args args) {
+  po::options_description options("options");
+  options.add_options()                          //
+      ("json", "print JSON instead of a table")  //
+      ("help,h", "show this help");
+  po::options_description hidden;
+  hidden.add_options()("binary", po::value<std::string>());
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("binary", 1);
+
+  po::variables_map vm;
+  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
+                .options(all)
+                .positional(positional)
+                .run(),
+            vm);
+  po::notify(vm);
+  if (vm.count("help") != 0) {
+    std::cout << kHelp << options;
+    return 0;
+  }
+  if (vm.count("binary") == 0) {
+    throw UserError("probes needs a BINARY to read (e.g. 'iotap probes ./block_hasher')");
+  }
+  const auto binary = vm["binary"].as<std::string>();
+
+  auto result = usdt::read_probes(binary);
+  if (!result) throw UserError(result.error());
+  const ProbeList& list = *result;
+  if (vm.count("json") != 0) {
+    print_json(binary, list);
+  } else if (!list.probes.empty()) {
+    print_table(binary, list);
+  }
+  if (!list.problems.empty()) {
+    std::cout.flush();
+    for (const std::string& problem : list.problems) {
+      std::cerr << "iotap: " << binary << ": " << problem << '\n';
+    }
+    throw UserError(binary + " has " + std::to_string(list.problems.size()) +
+                    " corrupted USDT note(s) (rebuild it; any probes listed were read intact)");
+  }
+  return 0;
+}
+
+}  // namespace iotap::verbs

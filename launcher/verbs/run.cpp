@@ -1,0 +1,110 @@
+// iotap run SCRIPT.stp: compile a SystemTap script with the bundled tapsets and run it.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "util/error.h"
+#include "verbs/json.h"
+#include "verbs/traced_run.h"
+#include "verbs/verbs.h"
+
+namespace iotap::verbs {
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kRunHelp = R"(usage: iotap run SCRIPT.stp [-c CMD | -x PID] [--target local|vm] [--stack SPEC] [options]
+
+Compiles SCRIPT.stp with the bundled tapsets (tapsets/: block_hasher.*, blockio.*) and runs it,
+streaming what it prints. In the script, __EXE__ stands for the traced program's path (from -c,
+or /proc/PID/exe with -x) and __PID__ for -x's pid, as in SPDK's bpftrace.sh.
+
+With --target vm, iotap boots a throwaway qemu guest with a kernel that can load SystemTap
+modules, builds --stack in it with mdadm and dmsetup, and runs -c there; use this where the
+local kernel cannot load modules (containers, CI, a laptop without kernel headers).
+
+Ctrl-C stops the run: the script's end probes still run and their output still arrives.
+iotap exits with the -c program's exit status (130 after Ctrl-C).
+
+examples:
+  iotap run examples/iotime.stp --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
+      -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
+  iotap run my.stp -x 1234                 # attach to a running process, this kernel
+  iotap run my.stp --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4'
+
+--stack SPEC grammar: raid0, raid1 (md); linear, delay, flakey, error (dm); ram, virtio (disks)
+  raid0(ram*7, delay(ram, 50ms))   raid0(chunk=64k, ram:128M*4)   linear(raid0(ram*4))
+  raid0(ram*3, flakey(ram, up=1s, down=1s))   raid0(ram*3, error(ram))
+
+options)";
+
+}  // namespace
+
+int run(Args args) {
+  TargetOptions options;
+  std::string script;
+  po::options_description visible;
+  visible.add_options()("help,h", "show this help");
+  add_target_options(visible, options, "local");
+  po::options_description all;
+  all.add(visible).add_options()("script", po::value(&script));
+  po::positional_options_description positional;
+  positional.add("script", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end())).options(all).positional(positional).run(), vm);
+  if (vm.contains("help")) {
+    std::cout << kRunHelp << "\n" << visible << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (script.empty()) throw UserError("iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");
+
+  std::ofstream file;
+  if (!options.output_path.empty()) {
+    file.open(options.output_path, std::ios::binary | std::ios::trunc);
+    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
+  }
+  std::string captured;
+  TracedRunSinks sinks;
+  sinks.status = stderr_status_printer();
+  sinks.output = [&](std::string_view bytes) {
+    if (options.json) {
+      captured += bytes;
+    } else if (file.is_open()) {
+      file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    } else {
+      std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+      std::fflush(stdout);
+    }
+  };
+  const TracedRunResult result = traced_run(script, options, sinks);
+
+  if (options.json) {
+    std::string json = "{\"schema\":\"iotap.run/1\",\"script\":" + json_string(script) +
+                       ",\"target\":" + json_string(options.target == Target::kVm ? "vm" : "local") +
+                       ",\"kernel\":" + json_string(result.kernel_release) + ",\"devices\":[";
+    for (size_t i = 0; i < result.devices.size(); ++i) {
+      const auto& device = result.devices[i];
+      std::string parent = "null";
+      for (const auto& other : result.devices) {
+        if (other.id == device.parent) parent = json_string(other.name);
+      }
+      json += (i == 0 ? "" : ",") + std::string("{\"name\":") + json_string(device.name) + ",\"spec\":" +
+              json_string(device.spec) + ",\"parent\":" + parent + "}";
+    }
+    json += "],\"exit_status\":" + std::to_string(result.exit_status) + ",\"target_exit_status\":" +
+            (result.target_exit_status ? std::to_string(*result.target_exit_status) : "null") +
+            ",\"interrupted\":" + (result.interrupted ? "true" : "false") + ",\"timed_out\":" +
+            (result.timed_out ? "true" : "false") + ",\"output\":" + json_string(captured) + "}\n";
+    if (file.is_open()) {
+      file << json;
+    } else {
+      std::fputs(json.c_str(), stdout);
+    }
+  }
+  return result.exit_status;
+}
+
+}  // namespace iotap::verbs

@@ -1,0 +1,45 @@
+#pragma once
+// The options every tracing verb shares: what to trace (-c / -x), where (--target, --stack),
+// and where the output goes (-o, --json).
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "target/vm/stack_plan.h"
+
+namespace iotap::verbs {
+
+enum class Target { kLocal, kVm };
+
+struct TargetOptions {
+  std::string command_line;  // -c, as typed
+  std::optional<pid_t> pid;  // -x
+  std::string output_path;   // -o
+  bool json = false;
+  Target target = Target::kLocal;
+  std::string stack_text;    // --stack, as typed
+  unsigned timeout_seconds = 0;
+  unsigned memory_mib = 1024;
+};
+
+// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory to `description`.
+void add_target_options(boost::program_options::options_description& description, TargetOptions& options,
+                        const std::string& default_target);
+
+// Checks combinations the parser cannot: --stack only with --target vm, -x not with vm, ...
+void check_target_options(const TargetOptions& options);
+
+// A -c command resolved for running: argv with the program's absolute path first and
+// __DEV__ replaced by the stack's top device.
+struct ResolvedCommand {
+  std::vector<std::string> argv;
+  std::string program;  // absolute host path of argv[0]
+};
+
+// Bare names are the project's workloads (block_hasher) first, then programs in PATH.
+ResolvedCommand resolve_command(const std::string& command_line, const std::optional<vm::StackPlan>& stack);
+
+}  // namespace iotap::verbs

@@ -1,0 +1,154 @@
+#include "verbs/traced_run.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "iotap/config.h"
+#include "stap/compiler.h"
+#include "stap/script.h"
+#include "stap/stap_stderr.h"
+#include "target/local_runner.h"
+#include "target/vm/stack_spec.h"
+#include "util/error.h"
+#include "util/temp_dir.h"
+
+namespace iotap::verbs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string running_kernel() {
+  utsname uts{};
+  ::uname(&uts);
+  return uts.release;
+}
+
+}  // namespace
+
+std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices) {
+  std::sort(devices.begin(), devices.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::vector<std::string> lines;
+  for (const auto& device : devices) {
+    std::string members;
+    for (const auto& member : devices) {
+      if (member.parent == device.id) members += " " + member.name;
+    }
+    if (device.parent < 0) lines.push_back("stack top: " + device.name + " = " + device.spec);
+    if (!members.empty()) lines.push_back("  " + device.name + " " + device.spec + " <-" + members);
+  }
+  return lines;
+}
+
+std::function<void(std::string_view)> stderr_status_printer() {
+  const auto start = Clock::now();
+  return [start](std::string_view phrase) {
+    std::fprintf(stderr, "iotap: [%5.1fs] %.*s\n", seconds_since(start), static_cast<int>(phrase.size()), phrase.data());
+  };
+}
+
+TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options, const TracedRunSinks& sinks) {
+  check_target_options(options);
+  if (::access(script_path.c_str(), R_OK) != 0) throw UserError("cannot read script '" + script_path + "'");
+  const bool vm = options.target == Target::kVm;
+  if (!vm) {
+    const std::string problem = local_kernel_problem();
+    if (!problem.empty()) throw UserError(problem);
+  }
+
+  std::optional<vm::StackPlan> stack;
+  if (vm && !options.stack_text.empty()) stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+  std::optional<ResolvedCommand> command;
+  if (!options.command_line.empty()) command = resolve_command(options.command_line, stack);
+
+  stap::Markers markers;
+  if (command) markers.exe = command->program;
+  if (options.pid) {
+    markers.pid = *options.pid;
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
+    if (ec) throw UserError("-x " + std::to_string(*options.pid) + ": no such process, or not ours to trace (" + ec.message() + ")");
+    markers.exe = exe.string();
+  }
+
+  TracedRunResult result;
+  result.kernel_release = vm ? config::kGuestKernel : running_kernel();
+  if (stack) result.top_device = stack->top_path();
+
+  TempDir work("iotap-run");
+  const auto compile_start = Clock::now();
+  sinks.status("compiling " + std::filesystem::path(script_path).filename().string() + " for kernel " +
+               result.kernel_release + " (the first compile takes about 2 minutes; later ones are cached)");
+  const std::string module = stap::compile_module({stap::prepare_script(script_path, markers, command.has_value()),
+                                                   script_path, result.kernel_release,
+                                                   vm ? config::kStapRuntimeDir : "", work.path()});
+  result.compile_seconds = seconds_since(compile_start);
+  std::array<char, 32> took{};
+  std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
+  sinks.status(std::string("compiled in ") + took.data() + " s");
+
+  stap::StapStderr stderr_filter([](std::string_view line) { std::fwrite(line.data(), 1, line.size(), stderr); });
+  const auto run_start = Clock::now();
+  if (vm) {
+    vm::VmRun run;
+    run.module_path = module;
+    run.stack = stack;
+    run.memory_mib = options.memory_mib;
+    run.timeout = std::chrono::seconds(options.timeout_seconds);
+    if (command) {
+      run.command = command->argv;
+      run.programs = {command->program};
+    }
+    vm::VmEvents events;
+    events.stdout_data = sinks.output;
+    events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
+    events.status = [&](std::string_view phrase) {
+      if (phrase == "running") {
+        for (const auto& line : describe_stack(result.devices)) sinks.status(line);
+      }
+      if (phrase == "running" && command) {
+        std::string shown;
+        for (const auto& word : command->argv) shown += (shown.empty() ? "" : " ") + word;
+        sinks.status("running " + shown);
+      } else {
+        sinks.status(phrase);
+      }
+    };
+    events.device = [&](const vm::GuestDevice& device) { result.devices.push_back(device); };
+    const vm::VmResult vm_result = run_in_vm(run, events);
+    result.staprun_status = vm_result.exit_status;
+    result.interrupted = vm_result.interrupted;
+    result.timed_out = vm_result.timed_out;
+  } else {
+    LocalRun run;
+    run.module_path = module;
+    run.pid = options.pid;
+    run.timeout = std::chrono::seconds(options.timeout_seconds);
+    if (command) run.command = command->argv;
+    result.staprun_status = run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+  }
+  stderr_filter.flush();
+  result.run_seconds = seconds_since(run_start);
+  result.target_exit_status = stderr_filter.target_exit_status();
+
+  if (result.staprun_status != 0 && !result.interrupted && !result.timed_out) {
+    result.exit_status = result.staprun_status;
+    sinks.status("staprun exited with status " + std::to_string(result.staprun_status));
+  } else if (result.interrupted) {
+    result.exit_status = 130;
+  } else {
+    result.exit_status = result.target_exit_status.value_or(0);
+  }
+  return result;
+}
+
+}  // namespace iotap::verbs

@@ -1,0 +1,41 @@
+#pragma once
+// The path every tracing verb takes: resolve the command and the stack, fill in the script's
+// markers, compile it for the target's kernel, run it there, and stream what it prints.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "target/vm/vm_runner.h"
+#include "verbs/target_options.h"
+
+namespace iotap::verbs {
+
+struct TracedRunSinks {
+  std::function<void(std::string_view)> output;  // the script's and the program's stdout
+  std::function<void(std::string_view)> status;  // progress, one phrase at a time
+};
+
+struct TracedRunResult {
+  int exit_status = 0;                    // what iotap should exit with
+  std::optional<int> target_exit_status;  // the -c program's, when known
+  int staprun_status = 0;
+  bool interrupted = false;
+  bool timed_out = false;
+  std::string kernel_release;
+  std::string top_device;                 // the stack's top device path, when there is a stack
+  std::vector<vm::GuestDevice> devices;   // the stack as the guest built it
+  double compile_seconds = 0;
+  double run_seconds = 0;
+};
+
+TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options, const TracedRunSinks& sinks);
+
+// "stack top: md0 = raid0(...)" and one "md0 raid0(...) <- ram0 ... dm-0" line per parent.
+std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices);
+
+// Prints progress on stderr as "iotap: <phrase>", with the seconds since the run began.
+std::function<void(std::string_view)> stderr_status_printer();
+
+}  // namespace iotap::verbs

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Sets a Debian 12 machine up for iotap, builds it, and runs `iotap demo`.
+#   ./setup.sh             install what is missing, build, run the demo
+#   ./setup.sh --no-demo   install and build only (the test command uses this)
+# Idempotent: packages already installed are left alone; the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+run_demo=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-demo) run_demo=0 ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg' (see ./setup.sh --help)" >&2; exit 2 ;;
+  esac
+done
+
+# Everything iotap builds with, runs and tests with. The guest kernel is Debian's cloud
+# kernel: its image and modules boot in qemu, its headers let stap compile for it.
+packages=(
+  build-essential cmake pkg-config
+  libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
+  systemtap systemtap-sdt-dev python3
+  qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
+  busybox-static mdadm dmsetup
+  clang clang-format clang-tidy libclang-rt-14-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "setup.sh: installing ${missing[*]} needs root: run as root" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  echo "setup.sh: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$(nproc)"
+
+if ((run_demo)); then
+  build/launcher/iotap demo
+fi

@@ -1,0 +1,26 @@
+// The SystemTap 4.8 runtime does not build against 6.1.0-56 and later 6.1 headers
+// (task_work_cancel became task_work_cancel_func). cmake/StapRuntimeCompat.cmake adapts a copy
+// at build time; this fails if the adaptation stops being applied while the kernel needs it.
+#include <gtest/gtest.h>
+
+#include "util/files.h"
+
+namespace iotap {
+namespace {
+
+TEST(StapRuntimeCompat, TaskWorkCancelFuncIsUsedWhenTheKernelHasIt) {
+  const std::string header = read_file(TASK_WORK_HEADER);
+  const std::string runtime = read_file(std::string(STAP_RUNTIME_DIR) + "/stp_task_work.c");
+  const std::string applied = read_file(std::string(STAP_RUNTIME_DIR) + "/iotap-compat.txt");
+  if (header.find("task_work_cancel_func") == std::string::npos) {
+    EXPECT_EQ(applied.find("task_work_cancel_func"), std::string::npos);
+    GTEST_SKIP() << "this kernel's headers predate task_work_cancel_func: nothing to adapt";
+  }
+  EXPECT_NE(applied.find("task_work_cancel_func"), std::string::npos);
+  EXPECT_NE(runtime.find("typeof(&task_work_cancel_func)"), std::string::npos);
+  EXPECT_NE(runtime.find("kallsyms_lookup_name(\"task_work_cancel_func\")"), std::string::npos);
+  EXPECT_EQ(runtime.find("typeof(&task_work_cancel)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace iotap

@@ -1,0 +1,77 @@
+# USDT note reader: unit tests on real binaries built here, a CLI test of `iotap probes`, and
+# the note parser's fuzz target (libFuzzer with clang and IOTAP_FUZZ; a replay test always).
+set(usdt_dir ${CMAKE_CURRENT_SOURCE_DIR}/usdt)
+
+# Programs made to be read. -O2 whatever the build type, so operand kinds stay as tested.
+add_executable(usdt_testprog ${usdt_dir}/usdt_testprog.c ${usdt_dir}/usdt_testprog_semaphore.c)
+# clang -Wpedantic objects to sys/sdt.h's own STAP_PROBE macros (empty variadic arguments), a
+# GNU extension the header relies on deliberately.
+target_compile_options(usdt_testprog PRIVATE -O2
+  $<$<C_COMPILER_ID:Clang>:-Wno-gnu-zero-variadic-macro-arguments>)
+add_executable(usdt_noprobes ${usdt_dir}/usdt_noprobes.c)
+
+add_library(usdt_elf_image STATIC ${usdt_dir}/elf_image.cpp)
+target_link_libraries(usdt_elf_image PUBLIC iotap_usdt)
+
+iotap_unit_test(usdt_test
+  SOURCES ${usdt_dir}/probe_arguments_test.cpp
+          ${usdt_dir}/note_descriptor_test.cpp
+          ${usdt_dir}/stapsdt_notes_test.cpp
+  LIBS iotap_usdt usdt_elf_image)
+target_compile_definitions(usdt_test PRIVATE
+  USDT_TESTPROG="$<TARGET_FILE:usdt_testprog>"
+  USDT_NOPROBES="$<TARGET_FILE:usdt_noprobes>"
+  USDT_TEXT_FILE="${usdt_dir}/usdt_noprobes.c")
+add_dependencies(usdt_test usdt_testprog usdt_noprobes)
+
+# The fuzz target's inputs replayed without libFuzzer, so every build keeps its findings.
+add_executable(usdt_fuzz_regression ${usdt_dir}/fuzz_regression_main.cpp
+                                    ${usdt_dir}/note_descriptor_fuzz.cpp)
+target_link_libraries(usdt_fuzz_regression PRIVATE iotap_usdt usdt_elf_image)
+add_test(NAME usdt_fuzz_regression COMMAND usdt_fuzz_regression ${usdt_dir}/corpus)
+set_tests_properties(usdt_fuzz_regression PROPERTIES LABELS unit TIMEOUT 120)
+
+option(IOTAP_FUZZ "Build libFuzzer targets (needs clang)" OFF)
+if(IOTAP_FUZZ AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  # The reader's sources are compiled again, instrumented: coverage feedback and ASan bounds
+  # checks have to reach the code under test, not just the harness.
+  get_target_property(usdt_sources iotap_usdt SOURCES)
+  get_target_property(usdt_source_dir iotap_usdt SOURCE_DIR)
+  list(TRANSFORM usdt_sources PREPEND ${usdt_source_dir}/)
+  add_executable(usdt_note_descriptor_fuzz ${usdt_dir}/note_descriptor_fuzz.cpp
+                                           ${usdt_dir}/elf_image.cpp ${usdt_sources})
+  target_include_directories(usdt_note_descriptor_fuzz PRIVATE ${CMAKE_SOURCE_DIR}/launcher)
+  target_link_libraries(usdt_note_descriptor_fuzz PRIVATE PkgConfig::LIBELF)
+  target_compile_options(usdt_note_descriptor_fuzz PRIVATE
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(usdt_note_descriptor_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
+elseif(IOTAP_FUZZ)
+  message(WARNING "IOTAP_FUZZ needs clang (CC=clang CXX=clang++); building only the replay test")
+endif()
+
+# `iotap probes` end to end, checking exit status and output together.
+function(usdt_cli_test name status regex)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;${ARGN}"
+                   -DEXPECT_EXIT=${status} "-DEXPECT_REGEX=${regex}"
+                   -P ${usdt_dir}/expect_exit.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 60)
+endfunction()
+usdt_cli_test(usdt_cli_table 0
+  "iotap_test +typed +s8 u16 s32 u64 u64 +- +0x[0-9a-f]+\n.*iotap_test +guarded +u64 s16 +0x[0-9a-f]+ +0x[0-9a-f]+\n5 probes in [^\n]*usdt_testprog"
+  probes $<TARGET_FILE:usdt_testprog>)
+usdt_cli_test(usdt_cli_json 0
+  "\"provider\": \"iotap_test\", \"name\": \"constant\", \"pc\": \"0x[0-9a-f]+\", \"semaphore\": null, \"args\": \\[{\"size\": 4, \"signed\": true, \"float\": false, \"operand\": \"\\$-7\"}\\]"
+  probes --json $<TARGET_FILE:usdt_testprog>)
+usdt_cli_test(usdt_cli_json_semaphore 0
+  "\"name\": \"guarded\", \"pc\": \"0x[0-9a-f]+\", \"semaphore\": \"0x[0-9a-f]+\""
+  probes $<TARGET_FILE:usdt_testprog> --json)
+usdt_cli_test(usdt_cli_not_elf 2
+  "iotap: [^\n]*usdt_noprobes.c is not an ELF file \\("
+  probes ${usdt_dir}/usdt_noprobes.c)
+usdt_cli_test(usdt_cli_no_probes 2
+  "iotap: [^\n]*usdt_noprobes has no USDT probes \\(no .note.stapsdt section\\); build it with <sys/sdt.h> probes"
+  probes $<TARGET_FILE:usdt_noprobes>)
+usdt_cli_test(usdt_cli_missing 2 "iotap: /nonexistent does not exist" probes /nonexistent)
+usdt_cli_test(usdt_cli_no_binary 2 "iotap: probes needs a BINARY" probes)
+usdt_cli_test(usdt_cli_help 0 "usage: iotap probes BINARY.*--json" probes --help)

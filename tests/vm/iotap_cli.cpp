@@ -1,0 +1,21 @@
+#include "iotap_cli.h"
+
+#include <gtest/gtest.h>
+
+namespace iotap::test {
+
+Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir) {
+  std::vector<std::string> argv{IOTAP_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  SpawnOptions options;
+  options.extra_env = {"TMPDIR=" + tmpdir};
+  return capture(argv, options);
+}
+
+void require_guest_tools() {
+  // A vm test that cannot boot a guest fails; it never passes by skipping.
+  ASSERT_FALSE(find_in_path("qemu-system-x86_64").empty()) << "qemu-system-x86_64 is missing: run ./setup.sh";
+  ASSERT_FALSE(find_in_path("stap").empty()) << "stap is missing: run ./setup.sh";
+}
+
+}  // namespace iotap::test

@@ -1,0 +1,17 @@
+#pragma once
+// Runs the real iotap binary for the vm tests and hands back what it printed.
+#include <string>
+#include <vector>
+
+#include "util/process.h"
+
+namespace iotap::test {
+
+// Runs `iotap ARGS...` to completion, with TMPDIR pointed at a private directory that the
+// caller can check is left empty.
+Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir);
+
+// Fails the current test loudly when the guest cannot be booted on this machine at all.
+void require_guest_tools();
+
+}  // namespace iotap::test

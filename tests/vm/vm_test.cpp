@@ -1,0 +1,192 @@
+// Real runs in the qemu guest: real module, real md/dm over brd, real block_hasher.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "iotap_cli.h"
+#include "util/temp_dir.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::vector<std::string>> lines_starting_with(const std::string& text, const std::string& word) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> fields;
+    std::string field;
+    while (words >> field) fields.push_back(field);
+    if (!fields.empty() && fields[0] == word) out.push_back(fields);
+  }
+  return out;
+}
+
+class VmTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    // Nothing left behind: every temp file and socket iotap made is gone.
+    std::vector<std::string> left;
+    for (const auto& entry : std::filesystem::directory_iterator(tmp_.path())) left.push_back(entry.path().string());
+    EXPECT_TRUE(left.empty()) << "left behind: " << (left.empty() ? "" : left[0]);
+  }
+  Captured iotap(const std::vector<std::string>& args) { return run_iotap(args, tmp_.path()); }
+
+  TempDir tmp_{"iotap-vm-test"};
+};
+
+TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
+  const auto run = iotap({"run", VM_SCRIPTS_DIR "/usdt_args.stp", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+                          "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const auto& out = run.out;
+
+  const auto run_start = lines_starting_with(out, "run_start");
+  ASSERT_EQ(run_start.size(), 1U) << out;
+  EXPECT_EQ(run_start[0], (std::vector<std::string>{"run_start", "/dev/md0", "65536", "4", "32", "1"}));
+
+  std::map<int, std::string> tid_of_thread;
+  for (const auto& f : lines_starting_with(out, "thread_start")) {
+    EXPECT_EQ(f[2], f[3]) << "thread_start's tid argument is the probing thread's tid";
+    tid_of_thread[std::stoi(f[1])] = f[2];
+  }
+  ASSERT_EQ(tid_of_thread.size(), 4U) << out;
+
+  std::set<uint64_t> started;
+  for (const auto& f : lines_starting_with(out, "read_start")) started.insert(std::stoull(f[1]));
+  const auto done = lines_starting_with(out, "read_done");
+  ASSERT_EQ(done.size(), 32U) << out;
+  std::set<uint64_t> blocks;
+  for (const auto& f : done) {
+    const uint64_t request = std::stoull(f[1]);
+    const int thread = std::stoi(f[2]);
+    const uint64_t block = std::stoull(f[3]);
+    EXPECT_TRUE(started.contains(request)) << "read_done without read_start: " << request;
+    EXPECT_EQ(request, block + 1);
+    EXPECT_EQ(static_cast<uint64_t>(thread), block % 4) << "threads read interleaved blocks";
+    EXPECT_EQ(std::stoull(f[4]), block * 65536) << "offset";
+    EXPECT_EQ(f[5], "65536") << "size";
+    EXPECT_EQ(f[6], "65536") << "pread's result";
+    EXPECT_EQ(f[7], tid_of_thread[thread]) << "read_done fires in the reading thread";
+    blocks.insert(block);
+  }
+  EXPECT_EQ(blocks.size(), 32U);
+  EXPECT_EQ(*blocks.rbegin(), 31U);
+
+  const auto hashes = lines_starting_with(out, "hash_done");
+  ASSERT_EQ(hashes.size(), 32U);
+  for (const auto& f : hashes) EXPECT_EQ(f[3].size(), 40U) << "a SHA-1 hex digest while hash_done is probed";
+  const auto run_end = lines_starting_with(out, "run_end");
+  ASSERT_EQ(run_end.size(), 1U);
+  EXPECT_EQ(run_end[0], (std::vector<std::string>{"run_end", "32", "2097152", "0"}));
+}
+
+TEST_F(VmTest, BiosOnTheArrayAreRemappedToEveryMember) {
+  const auto run = iotap({"run", VM_SCRIPTS_DIR "/remaps.stp", "--json", "--target", "vm", "--stack",
+                          "raid0(ram*3, delay(ram, 5ms))", "-c", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json result = json::parse(run.out);
+  std::map<std::string, std::string> parent_of;
+  std::string top;
+  for (const auto& device : result["devices"]) {
+    if (device["parent"].is_null()) {
+      top = device["name"];
+    } else {
+      parent_of[device["name"]] = device["parent"];
+    }
+  }
+  ASSERT_EQ(top, "md0");
+  ASSERT_EQ(parent_of.size(), 5U) << result.dump();
+  std::map<std::string, std::set<std::string>> remapped_to;
+  for (const auto& f : lines_starting_with(result["output"], "remap")) {
+    EXPECT_GT(std::stoi(f[3]), 0);
+    remapped_to[f[1]].insert(f[2]);
+  }
+  // Every member of every md/dm device in the stack received remapped bios from its parent.
+  for (const auto& [member, parent] : parent_of) {
+    EXPECT_TRUE(remapped_to[parent].contains(member)) << parent << " -> " << member << " missing in\n" << result["output"];
+  }
+}
+
+TEST_F(VmTest, DemoNamesTheDelayedMember) {
+  const auto run = iotap({"demo", "--json"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json result = json::parse(run.out);
+  const auto& slow = result["verdict"]["slow_members"];
+  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
+  EXPECT_EQ(slow[0]["spec"], "delay(ram,50ms)");
+  EXPECT_EQ(slow[0]["parent"], "md0");
+  // The delayed member has the highest average read latency of md0's members, and it is at
+  // least the delay itself.
+  std::string highest;
+  uint64_t highest_avg = 0;
+  for (const auto& device : result["devices"]) {
+    if (device["parent"] == "md0" && device["rw"] == "R" && device["avg_us"].get<uint64_t>() > highest_avg) {
+      highest_avg = device["avg_us"];
+      highest = device["name"];
+    }
+  }
+  EXPECT_EQ(highest, slow[0]["name"]);
+  EXPECT_GE(highest_avg, 50000U);
+}
+
+TEST_F(VmTest, HealthyStackHasNoSlowMember) {
+  const auto run = iotap({"demo", "--json", "--stack", "raid0(ram*8)"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json result = json::parse(run.out);
+  EXPECT_TRUE(result["verdict"]["slow_members"].empty()) << result.dump(2);
+  EXPECT_GE(result["devices"].size(), 9U);
+}
+
+TEST_F(VmTest, TheProgramsExitStatusIsPassedOn) {
+  const auto run = iotap({"run", EXAMPLES_DIR "/iotime.stp", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+                          "block_hasher -d /dev/no-such-device -b 4096 -t 1"});
+  EXPECT_EQ(run.status.code, 2) << run.err;
+  EXPECT_NE(run.err.find("block_hasher: "), std::string::npos) << run.err;
+}
+
+TEST_F(VmTest, TimeoutStopsTheRunAndEndProbesStillReport) {
+  const auto run = iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "--timeout", "2"});
+  EXPECT_EQ(run.status.code, 0) << run.err;
+  EXPECT_NE(run.out.find("started\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("end probe ran\n"), std::string::npos) << run.out << run.err;
+}
+
+TEST_F(VmTest, CtrlCStopsTheRunAndEndProbesStillReport) {
+  std::array<int, 2> out{};
+  ASSERT_EQ(::pipe2(out.data(), O_CLOEXEC), 0);
+  SpawnOptions options;
+  options.stdout_fd = out[1];
+  options.extra_env = {"TMPDIR=" + tmp_.path()};
+  const pid_t pid = spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm"}, options);
+  ::close(out[1]);
+  // The script's begin probe is the sign that the module runs; Ctrl-C then.
+  std::string text;
+  std::array<char, 4096> buffer{};
+  while (text.find("started\n") == std::string::npos) {
+    const ssize_t n = ::read(out[0], buffer.data(), buffer.size());
+    ASSERT_GT(n, 0) << "iotap ended before the script started: " << text;
+    text.append(buffer.data(), static_cast<size_t>(n));
+  }
+  ::kill(pid, SIGINT);
+  for (ssize_t n = 0; (n = ::read(out[0], buffer.data(), buffer.size())) > 0;) text.append(buffer.data(), static_cast<size_t>(n));
+  ::close(out[0]);
+  const ExitStatus status = wait_for(pid);
+  EXPECT_EQ(status.code, 130);
+  EXPECT_NE(text.find("end probe ran\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace iotap::test
