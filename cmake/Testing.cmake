@@ -6,3 +6,13 @@ function(iotap_unit_test name)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 60)
 endfunction()
+
+# iotap_cli_test(NAME STATUS REGEX ARGS...): runs `iotap ARGS...` and checks its exit status and
+# its output (stdout and stderr together) against REGEX; labelled `unit`.
+function(iotap_cli_test name status regex)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;${ARGN}"
+                   -DEXPECT_EXIT=${status} "-DEXPECT_REGEX=${regex}"
+                   -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 60)
+endfunction()

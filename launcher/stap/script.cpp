@@ -20,13 +20,12 @@ void substitute(std::string& text, const std::string& marker, const std::optiona
 
 }  // namespace
 
-std::string prepare_script(const std::string& script_path, const Markers& markers, bool report_target_exit) {
+std::string prepare_script(const std::string& script_path, const Markers& markers) {
   std::string text = read_file(script_path);
   // Written inside quotes by the script's author, as in process("__EXE__").mark("read_done").
   substitute(text, "__EXE__", markers.exe, script_path, "-c CMD or -x PID");
   substitute(text, "__PID__", markers.pid ? std::optional<std::string>(std::to_string(*markers.pid)) : std::nullopt,
              script_path, "-x PID");
-  if (report_target_exit) text += "\n// added by iotap: pass on the -c program's exit status\nprobe iotap.report_target_exit {}\n";
   return text;
 }
 

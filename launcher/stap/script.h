@@ -1,7 +1,5 @@
 #pragma once
-// A user's .stp made ready to compile: SPDK's bpftrace.sh markers replaced, and iotap's one
-// addition appended (the probe that reports the -c program's exit status; see
-// tapsets/iotap.stp).
+// A user's .stp made ready to compile: SPDK's bpftrace.sh markers replaced.
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -14,6 +12,6 @@ struct Markers {
 };
 
 // Throws UserError when the script uses a marker that has no value (e.g. __PID__ without -x).
-std::string prepare_script(const std::string& script_path, const Markers& markers, bool report_target_exit);
+std::string prepare_script(const std::string& script_path, const Markers& markers);
 
 }  // namespace iotap::stap

@@ -6,8 +6,17 @@
 namespace iotap::stap {
 
 namespace {
-constexpr std::string_view kExitMarker = "WARNING: iotap-target-exit ";
+// stapio's own report of the -c command's end; it says nothing when the status is 0.
+constexpr std::string_view kExitedWithStatus = "WARNING: Child process exited with status ";
+constexpr std::string_view kExitedWithSignal = "WARNING: Child process exited with signal ";
+
+std::optional<int> leading_number(std::string_view text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data()) return std::nullopt;
+  return value;
 }
+}  // namespace
 
 bool is_known_noise(std::string_view line) {
   return line.starts_with("WARNING: Kernel function symbol table missing") ||
@@ -40,13 +49,13 @@ void StapStderr::line(std::string_view raw) {
     }
     if (raw[i] != '\r') text += raw[i];
   }
-  if (text.starts_with(kExitMarker)) {
-    // The kernel's exit_code: (status << 8) for an exit, the signal number for a kill.
-    int code = 0;
-    const std::string_view digits = std::string_view(text).substr(kExitMarker.size());
-    if (std::from_chars(digits.data(), digits.data() + digits.size(), code).ec == std::errc()) {
-      target_exit_status_ = (code & 0x7f) != 0 ? 128 + (code & 0x7f) : (code >> 8) & 0xff;
-    }
+  if (text.starts_with(kExitedWithStatus)) {
+    target_exit_status_ = leading_number(std::string_view(text).substr(kExitedWithStatus.size()));
+    return;
+  }
+  if (text.starts_with(kExitedWithSignal)) {
+    const auto signal = leading_number(std::string_view(text).substr(kExitedWithSignal.size()));
+    if (signal) target_exit_status_ = 128 + *signal;
     return;
   }
   if (is_known_noise(text)) return;

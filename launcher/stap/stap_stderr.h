@@ -1,7 +1,7 @@
 #pragma once
 // What staprun and stap write on stderr, passed on to the user line by line, less what iotap
-// consumes itself: the -c program's exit status (reported by tapsets/iotap.stp) and warnings
-// that say nothing about the user's script.
+// consumes itself: stapio's report of how the -c program ended (iotap exits with that status)
+// and warnings that say nothing about the user's script.
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,7 +16,8 @@ class StapStderr {
   void feed(std::string_view bytes);
   void flush();
 
-  // The -c program's exit status as a shell reports it (128 + signal when killed), if seen.
+  // The -c program's exit status as a shell reports it (128 + signal when killed), when stapio
+  // reported one; stapio reports only non-zero ones.
   [[nodiscard]] std::optional<int> target_exit_status() const { return target_exit_status_; }
 
  private:

@@ -22,7 +22,7 @@ constexpr std::string_view kNoteOwner{"stapsdt\0", 8};
 
 std::string hex(std::uint64_t value) {
   std::array<char, 16> digits{};
-  const auto end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
+  auto* const end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
   return "0x" + std::string(digits.begin(), end);
 }
 

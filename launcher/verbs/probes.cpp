@@ -1,8 +1,8 @@
 // iotap probes BINARY [--json]: the USDT probes a binary carries, with their argument types.
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -50,21 +50,27 @@ columns:
 
 std::string hex(std::uint64_t value) {
   std::array<char, 16> digits{};
-  const auto end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
+  auto* const end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
   return "0x" + std::string(digits.begin(), end);
 }
 
 std::string argument_word(const Argument& arg) {
-  if (arg.size_bytes == 0) return "?";
+  if (arg.size_bytes == 0) {
+    return "?";
+  }
   const char kind = arg.is_float ? 'f' : (arg.is_signed ? 's' : 'u');
   return kind + std::to_string(arg.size_bytes * 8);
 }
 
 std::string argument_words(const Probe& probe) {
-  if (probe.args.empty()) return "-";
+  if (probe.args.empty()) {
+    return "-";
+  }
   std::string words;
   for (const Argument& arg : probe.args) {
-    if (!words.empty()) words += ' ';
+    if (!words.empty()) {
+      words += ' ';
+    }
     words += argument_word(arg);
   }
   return words;
@@ -79,13 +85,17 @@ void print_table(const std::string& binary, const ProbeList& list) {
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const Row& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
   }
   for (const Row& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
       line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+      if (i + 1 < row.size()) {
+        line += std::string(widths[i] - row[i].size() + 2, ' ');
+      }
     }
     std::cout << line << '\n';
   }
@@ -125,14 +135,18 @@ std::string json_string(std::string_view text) {
 }
 
 // Keys are fixed identifiers and need no escaping.
-std::string key(std::string_view name) { return "\"" + std::string(name) + "\": "; }
+std::string key(std::string_view name) {
+  return "\"" + std::string(name) + "\": ";
+}
 
-std::string json_bool(bool value) { return value ? "true" : "false"; }
+std::string json_bool(bool value) {
+  return value ? "true" : "false";
+}
 
 std::string json_probe(const Probe& probe) {
   std::string out = "{" + key("provider") + json_string(probe.provider) + ", " + key("name") +
-                    json_string(probe.name) + ", " + key("pc") + json_string(hex(probe.pc)) +
-                    ", " + key("semaphore") +
+                    json_string(probe.name) + ", " + key("pc") + json_string(hex(probe.pc)) + ", " +
+                    key("semaphore") +
                     (probe.semaphore == 0 ? "null" : json_string(hex(probe.semaphore))) + ", " +
                     key("args") + "[";
   for (std::size_t i = 0; i < probe.args.size(); ++i) {
@@ -190,7 +204,9 @@ int probes(Args args) {
   const auto binary = vm["binary"].as<std::string>();
 
   auto result = usdt::read_probes(binary);
-  if (!result) throw UserError(result.error());
+  if (!result) {
+    throw UserError(result.error());
+  }
   const ProbeList& list = *result;
   if (vm.count("json") != 0) {
     print_json(binary, list);

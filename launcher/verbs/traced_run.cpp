@@ -88,7 +88,7 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
   const auto compile_start = Clock::now();
   sinks.status("compiling " + std::filesystem::path(script_path).filename().string() + " for kernel " +
                result.kernel_release + " (the first compile takes about 2 minutes; later ones are cached)");
-  const std::string module = stap::compile_module({stap::prepare_script(script_path, markers, command.has_value()),
+  const std::string module = stap::compile_module({stap::prepare_script(script_path, markers),
                                                    script_path, result.kernel_release,
                                                    vm ? config::kStapRuntimeDir : "", work.path()});
   result.compile_seconds = seconds_since(compile_start);
@@ -140,13 +140,15 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
   result.run_seconds = seconds_since(run_start);
   result.target_exit_status = stderr_filter.target_exit_status();
 
-  if (result.staprun_status != 0 && !result.interrupted && !result.timed_out) {
+  // stapio exits 1 when the -c program failed, and says how it failed: that is the status to
+  // pass on. Otherwise a failing staprun is the failure.
+  if (result.interrupted) {
+    result.exit_status = 130;
+  } else if (result.target_exit_status) {
+    result.exit_status = *result.target_exit_status;
+  } else if (result.staprun_status != 0 && !result.timed_out) {
     result.exit_status = result.staprun_status;
     sinks.status("staprun exited with status " + std::to_string(result.staprun_status));
-  } else if (result.interrupted) {
-    result.exit_status = 130;
-  } else {
-    result.exit_status = result.target_exit_status.value_or(0);
   }
   return result;
 }

@@ -18,3 +18,22 @@ add_dependencies(stap_test stap_runtime)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
   LIBS iotap_verbs)
+
+# The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
+set(iotime ${CMAKE_SOURCE_DIR}/examples/iotime.stp)
+iotap_cli_test(cli_usage 2 "usage: iotap VERB" )
+iotap_cli_test(cli_unknown_verb 2 "iotap: unknown verb 'diagnoze' \\(see 'iotap --help'\\)" diagnoze)
+iotap_cli_test(cli_help 0 "verbs:.*demo.*run.*probes" --help)
+iotap_cli_test(cli_run_help 0 "usage: iotap run SCRIPT.stp.*__EXE__.*--stack SPEC grammar" run --help)
+iotap_cli_test(cli_demo_help 0 "usage: iotap demo.*raid0\\(ram\\*7, delay\\(ram, 50ms\\)\\)" demo --help)
+iotap_cli_test(cli_run_bad_stack 2
+  "iotap: --stack: unknown device 'dealy' \\(devices: [^\n]*\\) at column 14:\n    raid0\\(ram\\*7, dealy\\(ram, 50ms\\)\\)\n                 \\^"
+  run ${iotime} --target vm --stack "raid0(ram*7, dealy(ram, 50ms))" -c "block_hasher -d __DEV__ -b 4096 -t 1")
+iotap_cli_test(cli_run_missing_script 2 "iotap: cannot read script '/nonexistent.stp'" run /nonexistent.stp --target vm)
+iotap_cli_test(cli_run_no_script 2 "iotap run needs a script" run --target vm)
+iotap_cli_test(cli_run_bad_target 2 "--target must be 'local' \\(this kernel\\) or 'vm'" run ${iotime} --target cloud)
+iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
+iotap_cli_test(cli_run_unknown_program 2 "-c: program 'no-such-program' not found" run ${iotime} --target vm -c no-such-program)
+iotap_cli_test(cli_run_dev_without_stack 2 "-c uses __DEV__, which stands for the top device of --stack" run ${iotime} --target vm -c "block_hasher -d __DEV__")
+iotap_cli_test(cli_run_pid_in_vm 2 "-x attaches to a process on this host" run ${iotime} --target vm -x 1)
+iotap_cli_test(cli_run_unknown_option 2 "iotap run: unrecognised option '--stak'" run ${iotime} --stak x)

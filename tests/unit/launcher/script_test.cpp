@@ -13,7 +13,7 @@ namespace {
 TEST(Script, MarkersAreReplaced) {
   TempDir dir;
   write_file(dir / "s.stp", "probe process(\"__EXE__\").mark(\"x\") { if (pid() == __PID__) exit() }\n");
-  const std::string text = prepare_script(dir / "s.stp", {"/usr/bin/prog", 42}, false);
+  const std::string text = prepare_script(dir / "s.stp", {"/usr/bin/prog", 42});
   EXPECT_EQ(text, "probe process(\"/usr/bin/prog\").mark(\"x\") { if (pid() == 42) exit() }\n");
 }
 
@@ -21,21 +21,20 @@ TEST(Script, MarkerWithoutAValueSaysWhatToAdd) {
   TempDir dir;
   write_file(dir / "s.stp", "probe begin { println(__PID__) }\n");
   try {
-    prepare_script(dir / "s.stp", {"/bin/true", std::nullopt}, false);
+    prepare_script(dir / "s.stp", {"/bin/true", std::nullopt});
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("uses __PID__, which needs -x PID"), std::string::npos) << e.what();
   }
 }
 
-TEST(Script, TargetExitReportIsAppendedForMinusC) {
+TEST(Script, AScriptWithoutMarkersIsUnchanged) {
   TempDir dir;
   write_file(dir / "s.stp", "probe begin { exit() }\n");
-  EXPECT_NE(prepare_script(dir / "s.stp", {}, true).find("probe iotap.report_target_exit {}"), std::string::npos);
-  EXPECT_EQ(prepare_script(dir / "s.stp", {}, false), "probe begin { exit() }\n");
+  EXPECT_EQ(prepare_script(dir / "s.stp", {}), "probe begin { exit() }\n");
 }
 
-TEST(Script, MissingScriptIsAUserError) { EXPECT_THROW(prepare_script("/nonexistent.stp", {}, false), UserError); }
+TEST(Script, MissingScriptIsAUserError) { EXPECT_THROW(prepare_script("/nonexistent.stp", {}), UserError); }
 
 TEST(WordexpQuoting, SingleQuotesSurviveWordexp) {
   EXPECT_EQ(vm::quote_for_wordexp("a b"), "'a b'");

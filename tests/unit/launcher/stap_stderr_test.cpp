@@ -9,17 +9,23 @@ TEST(StapStderr, TakesTheExitStatusOutAndPassesTheRestOn) {
   std::string forwarded;
   StapStderr filter([&](std::string_view line) { forwarded += line; });
   // Lines arrive in pieces, from a serial port, with CRs.
-  filter.feed("WARNING: Number of errors: 0, skipped probes: 2\r\nWARNING: iotap-tar");
-  filter.feed("get-exit 768\nWARNING: Kernel function symbol table missing [man warning::symbols]\nlast");
+  filter.feed("WARNING: Number of errors: 0, skipped probes: 2\r\nWARNING: Child process exited wi");
+  filter.feed("th status 3\nWARNING: Kernel function symbol table missing [man warning::symbols]\nlast");
   filter.flush();
   EXPECT_EQ(forwarded, "WARNING: Number of errors: 0, skipped probes: 2\nlast\n");
   ASSERT_TRUE(filter.target_exit_status().has_value());
-  EXPECT_EQ(*filter.target_exit_status(), 3);  // exit(3): the kernel keeps 3 << 8
+  EXPECT_EQ(*filter.target_exit_status(), 3);
+}
+
+TEST(StapStderr, NoReportMeansNoStatus) {
+  StapStderr filter([](std::string_view) {});
+  filter.feed("WARNING: Number of errors: 0, skipped probes: 0\n");
+  EXPECT_FALSE(filter.target_exit_status().has_value());
 }
 
 TEST(StapStderr, KilledTargetReportsLikeAShell) {
   StapStderr filter([](std::string_view) {});
-  filter.feed("WARNING: iotap-target-exit 9\n");
+  filter.feed("WARNING: Child process exited with signal 9 (Killed)\n");
   EXPECT_EQ(filter.target_exit_status(), 128 + 9);
 }
 
@@ -32,8 +38,8 @@ namespace {
 TEST(StapStderr, ColourEscapesAreDropped) {
   std::string forwarded;
   StapStderr filter([&](std::string_view line) { forwarded += line; });
-  filter.feed("\x1b[00;33m\x1b[KWARNING:\x1b[m\x1b[K iotap-target-exit 0\n\x1b[01;31m\x1b[KERROR:\x1b[m\x1b[K oops\n");
-  EXPECT_EQ(filter.target_exit_status(), 0);
+  filter.feed("\x1b[00;33m\x1b[KWARNING:\x1b[m\x1b[K Child process exited with status 1\n\x1b[01;31m\x1b[KERROR:\x1b[m\x1b[K oops\n");
+  EXPECT_EQ(filter.target_exit_status(), 1);
   EXPECT_EQ(forwarded, "ERROR: oops\n");
 }
 

@@ -47,7 +47,8 @@ void mutate(Bytes& input, Random& random) {
       input[at] = static_cast<std::uint8_t>(random.next());
       break;
     case 2: {  // a 32-bit field set to something large, as a corrupted namesz/descsz would be
-      constexpr std::array<std::uint32_t, 6> kValues = {0xffffffffU, 0x7fffffffU, 0x10000U, 0, 1, 23};
+      constexpr std::array<std::uint32_t, 6> kValues = {0xffffffffU, 0x7fffffffU, 0x10000U,
+                                                        0,           1,           23};
       const std::uint32_t value = kValues.at(random.below(kValues.size()));
       for (std::size_t i = 0; i < 4 && at + i < input.size(); ++i) {
         input[at + i] = static_cast<std::uint8_t>(value >> (8 * i));

@@ -8,7 +8,10 @@ namespace iotap::usdt {
 namespace {
 
 Argument arg(int size, bool is_signed, std::string operand, bool is_float = false) {
-  return {.size_bytes = size, .is_signed = is_signed, .is_float = is_float, .operand = std::move(operand)};
+  return {.size_bytes = size,
+          .is_signed = is_signed,
+          .is_float = is_float,
+          .operand = std::move(operand)};
 }
 
 TEST(ProbeArguments, ReadsSizesSignsAndOperandsAsSdtWritesThem) {

@@ -247,7 +247,8 @@ TEST(StapsdtNotes, AFileCutInTheMiddleOfTheNotesIsAnErrorNotACrash) {
   const Bytes whole = read_file(USDT_TESTPROG);
   const Layout layout = layout_of(USDT_TESTPROG);
   const std::size_t cut = layout.notes.sh_offset + layout.notes.sh_size / 2;
-  const fs::path path = write_temp("cut", Bytes(whole.begin(), whole.begin() + cut));
+  const fs::path path =
+      write_temp("cut", Bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut)));
   // The section headers come after the notes, so the cut takes them with it.
   expect_error(path.string(), " is a corrupted ELF file: its section header table at offset 0x");
 }

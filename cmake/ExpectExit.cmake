@@ -1,0 +1,14 @@
+# cmake -DCOMMAND="prog;arg;..." -DEXPECT_EXIT=N -DEXPECT_REGEX=RE [-DREJECT_REGEX=RE] -P cmake/ExpectExit.cmake
+# A CLI test that checks the exit status and the output together; PASS_REGULAR_EXPRESSION alone
+# ignores the exit status.
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT status STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "exit status ${status}, expected ${EXPECT_EXIT}")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match: ${EXPECT_REGEX}")
+endif()
+if(DEFINED REJECT_REGEX AND "${out}${err}" MATCHES "${REJECT_REGEX}")
+  message(FATAL_ERROR "output matches what it must not: ${REJECT_REGEX}")
+endif()
