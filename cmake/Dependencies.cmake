@@ -7,7 +7,7 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 find_package(OpenSSL 3 REQUIRED)
 find_package(GTest REQUIRED)
-find_package(nlohmann_json 3 REQUIRED)  # tests read iotap's --json output with it
+find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
 
 find_program(DTRACE_EXECUTABLE dtrace REQUIRED DOC "systemtap-sdt-dev's dtrace, for USDT probe headers")

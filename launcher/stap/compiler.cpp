@@ -10,10 +10,13 @@
 
 namespace iotap::stap {
 
-std::vector<std::string> tapset_dirs() { return {config::kTapsetDir, config::kGeneratedTapsetDir}; }
+std::vector<std::string> tapset_dirs() {
+  return {config::kTapsetDir, config::kGeneratedTapsetDir};
+}
 
 std::string compile_module(const CompileRequest& request) {
-  if (find_in_path("stap").empty()) throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
+  if (find_in_path("stap").empty())
+    throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
   const std::string script = request.work_dir + "/iotap.stp";
   write_file(script, request.script_text);
   std::vector<std::string> argv{"stap", "-p4", "-m", "iotap"};

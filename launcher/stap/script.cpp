@@ -7,8 +7,9 @@ namespace iotap::stap {
 namespace {
 
 // Replaces every `marker` in `text`; says which option supplies it when there is no value.
-void substitute(std::string& text, const std::string& marker, const std::optional<std::string>& value,
-                const std::string& script, const char* how) {
+void substitute(std::string& text, const std::string& marker,
+                const std::optional<std::string>& value, const std::string& script,
+                const char* how) {
   size_t at = text.find(marker);
   if (at == std::string::npos) return;
   if (!value) throw UserError(script + " uses " + marker + ", which needs " + how);
@@ -24,7 +25,8 @@ std::string prepare_script(const std::string& script_path, const Markers& marker
   std::string text = read_file(script_path);
   // Written inside quotes by the script's author, as in process("__EXE__").mark("read_done").
   substitute(text, "__EXE__", markers.exe, script_path, "-c CMD or -x PID");
-  substitute(text, "__PID__", markers.pid ? std::optional<std::string>(std::to_string(*markers.pid)) : std::nullopt,
+  substitute(text, "__PID__",
+             markers.pid ? std::optional<std::string>(std::to_string(*markers.pid)) : std::nullopt,
              script_path, "-x PID");
   return text;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // A user's .stp made ready to compile: SPDK's bpftrace.sh markers replaced.
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
-#include <sys/types.h>
 
 namespace iotap::stap {
 

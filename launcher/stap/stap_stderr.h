@@ -11,7 +11,8 @@ namespace iotap::stap {
 
 class StapStderr {
  public:
-  explicit StapStderr(std::function<void(std::string_view)> forward) : forward_(std::move(forward)) {}
+  explicit StapStderr(std::function<void(std::string_view)> forward)
+      : forward_(std::move(forward)) {}
 
   void feed(std::string_view bytes);
   void flush();

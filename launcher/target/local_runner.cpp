@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 
 #include "target/vm/vm_runner.h"
 #include "util/process.h"
@@ -16,17 +16,19 @@ namespace iotap {
 
 std::string local_kernel_problem() {
   if (::access("/proc/modules", F_OK) != 0) {
-    return "this kernel cannot load SystemTap modules (no /proc/modules: it was built without CONFIG_MODULES); "
+    return "this kernel cannot load SystemTap modules (no /proc/modules: it was built without "
+           "CONFIG_MODULES); "
            "use --target vm to run in a guest iotap boots";
   }
   utsname uts{};
   ::uname(&uts);
   const std::string build = std::string("/lib/modules/") + uts.release + "/build";
   if (::access(build.c_str(), F_OK) != 0) {
-    return std::string("stap needs this kernel's headers in ") + build + " (apt-get install linux-headers-" + uts.release +
-           "), or use --target vm";
+    return std::string("stap needs this kernel's headers in ") + build +
+           " (apt-get install linux-headers-" + uts.release + "), or use --target vm";
   }
-  if (::geteuid() != 0) return "loading a SystemTap module needs root (run iotap as root, or with --target vm)";
+  if (::geteuid() != 0)
+    return "loading a SystemTap module needs root (run iotap as root, or with --target vm)";
   return "";
 }
 
@@ -34,7 +36,8 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
   std::vector<std::string> argv{"staprun"};
   if (!run.command.empty()) {
     std::string command;
-    for (const auto& word : run.command) command += (command.empty() ? "" : " ") + vm::quote_for_wordexp(word);
+    for (const auto& word : run.command)
+      command += (command.empty() ? "" : " ") + vm::quote_for_wordexp(word);
     argv.insert(argv.end(), {"-c", command});
   } else if (run.pid) {
     argv.insert(argv.end(), {"-x", std::to_string(*run.pid)});
@@ -43,7 +46,8 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
 
   std::array<int, 2> out{};
   std::array<int, 2> err{};
-  if (::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+  if (::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.stderr_fd = err[1];
@@ -63,7 +67,9 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
     int timeout_ms = -1;
     if (run.timeout.count() > 0 && !stopped) {
       timeout_ms = static_cast<int>(std::max<int64_t>(
-          0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count()));
+          0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                   std::chrono::steady_clock::now())
+                 .count()));
     }
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready == 0) {
@@ -76,7 +82,8 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
       std::array<char, 65536> buffer{};
       const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
       if (n > 0) {
-        (i == 0 ? events.stdout_data : events.stderr_data)(std::string_view(buffer.data(), static_cast<size_t>(n)));
+        (i == 0 ? events.stdout_data
+                : events.stderr_data)(std::string_view(buffer.data(), static_cast<size_t>(n)));
       } else if (n == 0 || errno != EINTR) {
         ::close(fds[i].fd);
         fds[i].fd = -1;

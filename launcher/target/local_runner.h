@@ -1,11 +1,12 @@
 #pragma once
 // --target local: the compiled module runs on this machine's own kernel under staprun.
+#include <sys/types.h>
+
 #include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 #include <vector>
 
 namespace iotap {

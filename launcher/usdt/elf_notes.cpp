@@ -22,12 +22,18 @@ constexpr std::string_view kNoteOwner{"stapsdt\0", 8};
 
 std::string hex(std::uint64_t value) {
   std::array<char, 16> digits{};
-  auto* const end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
-  return "0x" + std::string(digits.begin(), end);
+  auto* const end = std::to_chars(digits.data(), digits.data() + digits.size(), value, 16).ptr;
+  return "0x" + std::string(digits.data(), end);
+}
+
+// libelf's own reason, when it has one; reading it also clears it for the next call.
+std::string libelf_reason() {
+  const int error = elf_errno();
+  return error == 0 ? "" : std::string(": ") + elf_errmsg(error);
 }
 
 Unexpected corrupted(std::string_view what) {
-  return Unexpected{"is a corrupted ELF file: " + std::string(what) + ": " + elf_errmsg(-1) +
+  return Unexpected{"is a corrupted ELF file: " + std::string(what) + libelf_reason() +
                     " (is it truncated? rebuild it)"};
 }
 
@@ -59,8 +65,7 @@ void read_section(Elf_Scn* scn, AddressFormat format, std::optional<std::uint64_
                   int& note_index, ProbeList& out) {
   GElf_Shdr shdr;
   if (gelf_getshdr(scn, &shdr) == nullptr) {
-    out.problems.push_back(std::string("cannot read the .note.stapsdt section header: ") +
-                           elf_errmsg(-1));
+    out.problems.push_back("cannot read the .note.stapsdt section header" + libelf_reason());
     return;
   }
   if (shdr.sh_type != SHT_NOTE) {
@@ -71,7 +76,7 @@ void read_section(Elf_Scn* scn, AddressFormat format, std::optional<std::uint64_
   }
   Elf_Data* data = elf_getdata(scn, nullptr);
   if (data == nullptr) {
-    out.problems.push_back(std::string("cannot read the .note.stapsdt section: ") + elf_errmsg(-1) +
+    out.problems.push_back("cannot read the .note.stapsdt section" + libelf_reason() +
                            " (is the file truncated?)");
     return;
   }

@@ -16,9 +16,8 @@ template <typename T>
 class [[nodiscard]] Expected {
  public:
   // Implicit, like std::expected: `return probe;` and `return Unexpected{"..."};` both read well.
-  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
-  Expected(Unexpected error)                                               // NOLINT
-      : state_(std::in_place_index<1>, std::move(error.message)) {}
+  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  Expected(Unexpected error) : state_(std::in_place_index<1>, std::move(error.message)) {}
 
   [[nodiscard]] bool has_value() const { return state_.index() == 0; }
   explicit operator bool() const { return has_value(); }

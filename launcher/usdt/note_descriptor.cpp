@@ -38,9 +38,13 @@ bool is_printable(std::string_view text, bool allow_space) {
   });
 }
 
+// For messages: a corrupted name must not put control bytes on the user's terminal.
 std::string excerpt(std::string_view text) {
   constexpr std::size_t kMax = 60;
-  return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
+  std::string out(text.substr(0, kMax));
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c < ' ' || c >= 0x7f; }, '?');
+  return text.size() <= kMax ? out : out + "...";
 }
 
 }  // namespace
@@ -65,7 +69,7 @@ Expected<Probe> parse_note_descriptor(std::span<const std::uint8_t> desc, Addres
     return Unexpected{"provider name '" + excerpt(probe.provider) + "' is empty or not printable"};
   }
   if (!take_string(rest, probe.name)) {
-    return Unexpected{"probe name after provider '" + probe.provider +
+    return Unexpected{"probe name after provider '" + excerpt(probe.provider) +
                       "' is not NUL-terminated within the descriptor"};
   }
   const std::string who = "probe " + probe.provider + ":" + excerpt(probe.name);

@@ -49,7 +49,9 @@ Unexpected not_elf(std::string_view label) {
 Expected<ProbeList> read_elf(Elf* elf, std::string_view label) {
   const std::string who(label);
   if (elf == nullptr) {
-    return Unexpected{who + " cannot be read as an ELF file: " + elf_errmsg(-1) +
+    const int error = elf_errno();
+    return Unexpected{who + " cannot be read as an ELF file" +
+                      (error == 0 ? "" : std::string(": ") + elf_errmsg(error)) +
                       " (is it truncated?)"};
   }
   if (elf_kind(elf) != ELF_K_ELF) {

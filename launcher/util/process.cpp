@@ -3,19 +3,17 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
-#include <csignal>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "util/error.h"
 #include "util/files.h"
-
-extern char** environ;
 
 namespace iotap {
 namespace {
@@ -37,7 +35,7 @@ namespace {
   redirect(options.stderr_fd, STDERR_FILENO);
   if (options.cwd && ::chdir(options.cwd->c_str()) != 0) {
     const int err = errno;
-    (void)!::write(error_pipe, &err, sizeof err);
+    [[maybe_unused]] const ssize_t written = ::write(error_pipe, &err, sizeof err);
     ::_exit(127);
   }
   for (const auto& entry : options.extra_env) {
@@ -50,7 +48,8 @@ namespace {
   c_argv.push_back(nullptr);
   ::execvp(c_argv[0], c_argv.data());
   const int err = errno;
-  (void)!::write(error_pipe, &err, sizeof err);
+  // The parent reads this errno to report the failed exec; nothing is left to do if it fails.
+  [[maybe_unused]] const ssize_t written = ::write(error_pipe, &err, sizeof err);
   ::_exit(127);
 }
 
@@ -61,7 +60,8 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
   // A close-on-exec pipe tells the parent whether exec succeeded: it reads EOF on success and
   // the child's errno on failure, so "program not found" is an error here, not an exit code.
   std::array<int, 2> error_pipe{};
-  if (::pipe2(error_pipe.data(), O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+  if (::pipe2(error_pipe.data(), O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
   const pid_t pid = ::fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (pid == 0) exec_child(argv, options, error_pipe[1]);
@@ -74,8 +74,9 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
   ::close(error_pipe[0]);
   if (n == sizeof child_errno) {
     wait_for(pid);
-    throw UserError("cannot run '" + argv[0] + "': " + std::strerror(child_errno) +
-                    (child_errno == ENOENT ? " (is it installed? ./setup.sh installs what iotap needs)" : ""));
+    throw UserError(
+        "cannot run '" + argv[0] + "': " + std::strerror(child_errno) +
+        (child_errno == ENOENT ? " (is it installed? ./setup.sh installs what iotap needs)" : ""));
   }
   return pid;
 }

@@ -9,7 +9,7 @@
 namespace iotap {
 
 struct ExitStatus {
-  int code = 0;        // exit code, or 128 + signal number when killed, as shells report it
+  int code = 0;  // exit code, or 128 + signal number when killed, as shells report it
   bool signaled = false;
   [[nodiscard]] bool ok() const { return code == 0 && !signaled; }
 };

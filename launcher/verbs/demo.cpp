@@ -1,6 +1,7 @@
 // iotap demo: the incident of product.md, end to end, in a guest: an md raid0 of eight ram
 // disks, one of them behind dm-delay, read by block_hasher under examples/iotime.stp; the
 // per-device table, and the member it shows to be slow.
+#include <array>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -38,11 +39,15 @@ seconds to compile and about 10 to 30 seconds to boot, build and read.
 options)";
 
 std::string slow_member_sentence(const SlowMember& slow) {
-  char ratio[32];
-  std::snprintf(ratio, sizeof ratio, "%.0f", slow.siblings_avg_us == 0 ? 0.0 : static_cast<double>(slow.avg_us) / static_cast<double>(slow.siblings_avg_us));
-  return slow.device.name + " = " + slow.device.spec + ", member of " + slow.parent + ": " + std::to_string(slow.avg_us) +
-         " us per read against " + std::to_string(slow.siblings_avg_us) + " us for its " + std::to_string(slow.siblings) +
-         " siblings (" + ratio + "x)";
+  std::array<char, 32> ratio{};
+  std::snprintf(ratio.data(), ratio.size(), "%.0f",
+                slow.siblings_avg_us == 0
+                    ? 0.0
+                    : static_cast<double>(slow.avg_us) / static_cast<double>(slow.siblings_avg_us));
+  return slow.device.name + " = " + slow.device.spec + ", member of " + slow.parent + ": " +
+         std::to_string(slow.avg_us) + " us per read against " +
+         std::to_string(slow.siblings_avg_us) + " us for its " + std::to_string(slow.siblings) +
+         " siblings (" + ratio.data() + "x)";
 }
 
 }  // namespace
@@ -53,12 +58,17 @@ int demo(Args args) {
   options.stack_text = kIncidentStack;
   options.command_line = kWorkload;
   po::options_description visible;
-  visible.add_options()("help,h", "show this help")
-      ("stack", po::value(&options.stack_text)->value_name("SPEC")->default_value(kIncidentStack), "the stack to build in the guest")
-      ("json", po::bool_switch(&options.json), "print one JSON object on stdout instead of text")
-      ("timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"), "stop the run after SECONDS");
+  visible.add_options()("help,h", "show this help")(
+      "stack", po::value(&options.stack_text)->value_name("SPEC")->default_value(kIncidentStack),
+      "the stack to build in the guest")("json", po::bool_switch(&options.json),
+                                         "print one JSON object on stdout instead of text")(
+      "timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
+      "stop the run after SECONDS");
   po::variables_map vm;
-  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end())).options(visible).run(), vm);
+  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
+                .options(visible)
+                .run(),
+            vm);
   if (vm.contains("help")) {
     std::cout << kDemoHelp << "\n" << visible << "\n";
     return 0;
@@ -77,45 +87,55 @@ int demo(Args args) {
     }
   };
   if (!options.json) {
-    std::printf("iotap demo: %s read by '%s' under examples/iotime.stp\n\n", options.stack_text.c_str(), kWorkload);
+    std::printf("iotap demo: %s read by '%s' under examples/iotime.stp\n\n",
+                options.stack_text.c_str(), kWorkload);
     std::fflush(stdout);
   }
   const TracedRunResult result = traced_run(script, options, sinks);
   const auto rows = parse_device_table(output);
-  if (rows.empty()) throw UserError("the run printed no device table (exit status " + std::to_string(result.exit_status) + ")");
+  if (rows.empty())
+    throw UserError("the run printed no device table (exit status " +
+                    std::to_string(result.exit_status) + ")");
   const auto slow = find_slow_members(rows, result.devices);
 
   if (options.json) {
-    std::string json = "{\"schema\":\"iotap.demo/1\",\"stack\":" + json_string(options.stack_text) + ",\"devices\":[";
-    bool first = true;
+    Json devices = Json::array();
     for (const auto& device : result.devices) {
-      std::string parent = "null";
-      for (const auto& other : result.devices) {
-        if (other.id == device.parent) parent = json_string(other.name);
-      }
       for (const auto& row : rows) {
         if (row.device != device.name) continue;
-        json += std::string(first ? "" : ",") + "{\"name\":" + json_string(device.name) + ",\"spec\":" + json_string(device.spec) +
-                ",\"parent\":" + parent + ",\"rw\":" + json_string(row.rw) + ",\"ios\":" + std::to_string(row.count) +
-                ",\"total_us\":" + std::to_string(row.total_us) + ",\"avg_us\":" + std::to_string(row.avg_us) + "}";
-        first = false;
+        devices.push_back({{"name", device.name},
+                           {"spec", device.spec},
+                           {"parent", parent_name(result.devices, device)},
+                           {"rw", row.rw},
+                           {"ios", row.count},
+                           {"total_us", row.total_us},
+                           {"avg_us", row.avg_us}});
       }
     }
-    json += "],\"verdict\":{\"slow_members\":[";
-    for (size_t i = 0; i < slow.size(); ++i) {
-      json += std::string(i == 0 ? "" : ",") + "{\"name\":" + json_string(slow[i].device.name) + ",\"spec\":" +
-              json_string(slow[i].device.spec) + ",\"parent\":" + json_string(slow[i].parent) + ",\"avg_us\":" +
-              std::to_string(slow[i].avg_us) + ",\"siblings_avg_us\":" + std::to_string(slow[i].siblings_avg_us) + "}";
+    Json slow_members = Json::array();
+    for (const auto& member : slow) {
+      slow_members.push_back({{"name", member.device.name},
+                              {"spec", member.device.spec},
+                              {"parent", member.parent},
+                              {"avg_us", member.avg_us},
+                              {"siblings_avg_us", member.siblings_avg_us},
+                              {"siblings", member.siblings}});
     }
-    json += "]},\"exit_status\":" + std::to_string(result.exit_status) + "}\n";
-    std::fputs(json.c_str(), stdout);
+    const Json json{{"schema", "iotap.demo/1"},
+                    {"stack", options.stack_text},
+                    {"devices", devices},
+                    {"verdict", {{"slow_members", slow_members}}},
+                    {"exit_status", result.exit_status}};
+    std::cout << json.dump(2) << "\n";
     return result.exit_status;
   }
   std::printf("\n");
   if (slow.empty()) {
-    std::printf("verdict: no slow member: every member's average read is within 4x of its siblings'\n");
+    std::printf(
+        "verdict: no slow member: every member's average read is within 4x of its siblings'\n");
   }
-  for (const auto& member : slow) std::printf("verdict: slow member %s\n", slow_member_sentence(member).c_str());
+  for (const auto& member : slow)
+    std::printf("verdict: slow member %s\n", slow_member_sentence(member).c_str());
   return result.exit_status;
 }
 

@@ -23,14 +23,15 @@ std::vector<DeviceRow> parse_device_table(std::string_view text);
 
 struct SlowMember {
   vm::GuestDevice device;
-  std::string parent;          // kernel name of the array or dm device it belongs to
-  uint64_t avg_us = 0;         // its average read time
+  std::string parent;            // kernel name of the array or dm device it belongs to
+  uint64_t avg_us = 0;           // its average read time
   uint64_t siblings_avg_us = 0;  // median of its siblings' averages
   size_t siblings = 0;
 };
 
 // A member is slow when its average read takes more than 4 times, and over 1 ms more than,
 // the median of its siblings' averages. Reads only; members without reads are not judged.
-std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows, const std::vector<vm::GuestDevice>& devices);
+std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
+                                          const std::vector<vm::GuestDevice>& devices);
 
 }  // namespace iotap::verbs

@@ -1,19 +1,48 @@
 #include "verbs/json.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
 namespace iotap {
 
+Json parent_name(const std::vector<vm::GuestDevice>& devices, const vm::GuestDevice& device) {
+  for (const auto& other : devices) {
+    if (other.id == device.parent) return other.name;
+  }
+  return nullptr;
+}
+
+Json stack_json(const std::vector<vm::GuestDevice>& devices) {
+  std::vector<vm::GuestDevice> by_id = devices;
+  std::sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  Json out = Json::array();
+  for (const auto& device : by_id) {
+    out.push_back(
+        {{"name", device.name}, {"spec", device.spec}, {"parent", parent_name(devices, device)}});
+  }
+  return out;
+}
+
 std::string json_string(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           std::array<char, 8> escaped{};

@@ -11,6 +11,7 @@
 
 #include "usdt/stapsdt_notes.h"
 #include "util/error.h"
+#include "verbs/json.h"
 #include "verbs/verbs.h"
 
 namespace iotap::verbs {
@@ -30,10 +31,15 @@ to see what a stap script can attach to, and with which arguments.
 example:
   iotap probes build/workloads/block_hasher/block_hasher
 
-  PROVIDER      NAME        ARGS         SEMAPHORE  PC
-  block_hasher  read_start  s32 u64 u64  -          0x1a2b
+  PROVIDER      NAME          ARGS                     SEMAPHORE  PC
+  block_hasher  run_start     u64 u64 s32 u64 s32      0x15228    0xe9f1
+  block_hasher  read_start    u64 s32 u64 u64 u64      0x15230    0x102e9
+  block_hasher  read_done     u64 s32 u64 u64 u64 s64  0x15232    0x1030c
   ...
-  4 probes in build/workloads/block_hasher/block_hasher
+  8 probes in build/workloads/block_hasher/block_hasher
+
+  read_start(request_id, thread_index, block_index, offset, size) shows as u64 s32 u64 u64
+  u64; run_start's first u64 is its char* device: a pointer is an unsigned 64-bit word.
 
 columns:
   PROVIDER, NAME  attach with process("BINARY").provider("PROVIDER").mark("NAME")
@@ -50,8 +56,8 @@ columns:
 
 std::string hex(std::uint64_t value) {
   std::array<char, 16> digits{};
-  auto* const end = std::to_chars(digits.begin(), digits.end(), value, 16).ptr;
-  return "0x" + std::string(digits.begin(), end);
+  auto* const end = std::to_chars(digits.data(), digits.data() + digits.size(), value, 16).ptr;
+  return "0x" + std::string(digits.data(), end);
 }
 
 std::string argument_word(const Argument& arg) {
@@ -101,37 +107,6 @@ void print_table(const std::string& binary, const ProbeList& list) {
   }
   const std::size_t n = list.probes.size();
   std::cout << n << (n == 1 ? " probe in " : " probes in ") << binary << '\n';
-}
-
-// Probe strings are printable ASCII (the parser insists); the path can be anything.
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          constexpr std::string_view kDigits = "0123456789abcdef";
-          out += "\\u00";
-          out += kDigits[static_cast<unsigned char>(c) >> 4];
-          out += kDigits[static_cast<unsigned char>(c) & 0xf];
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + '"';
 }
 
 // Keys are fixed identifiers and need no escaping.

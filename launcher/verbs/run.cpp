@@ -15,7 +15,8 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* kRunHelp = R"(usage: iotap run SCRIPT.stp [-c CMD | -x PID] [--target local|vm] [--stack SPEC] [options]
+constexpr const char* kRunHelp =
+    R"(usage: iotap run SCRIPT.stp [-c CMD | -x PID] [--target local|vm] [--stack SPEC] [options]
 
 Compiles SCRIPT.stp with the bundled tapsets (tapsets/: block_hasher.*, blockio.*) and runs it,
 streaming what it prints. In the script, __EXE__ stands for the traced program's path (from -c,
@@ -53,13 +54,19 @@ int run(Args args) {
   po::positional_options_description positional;
   positional.add("script", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end())).options(all).positional(positional).run(), vm);
+  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
+                .options(all)
+                .positional(positional)
+                .run(),
+            vm);
   if (vm.contains("help")) {
     std::cout << kRunHelp << "\n" << visible << "\n";
     return 0;
   }
   po::notify(vm);
-  if (script.empty()) throw UserError("iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");
+  if (script.empty())
+    throw UserError(
+        "iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");
 
   std::ofstream file;
   if (!options.output_path.empty()) {
@@ -82,26 +89,21 @@ int run(Args args) {
   const TracedRunResult result = traced_run(script, options, sinks);
 
   if (options.json) {
-    std::string json = "{\"schema\":\"iotap.run/1\",\"script\":" + json_string(script) +
-                       ",\"target\":" + json_string(options.target == Target::kVm ? "vm" : "local") +
-                       ",\"kernel\":" + json_string(result.kernel_release) + ",\"devices\":[";
-    for (size_t i = 0; i < result.devices.size(); ++i) {
-      const auto& device = result.devices[i];
-      std::string parent = "null";
-      for (const auto& other : result.devices) {
-        if (other.id == device.parent) parent = json_string(other.name);
-      }
-      json += (i == 0 ? "" : ",") + std::string("{\"name\":") + json_string(device.name) + ",\"spec\":" +
-              json_string(device.spec) + ",\"parent\":" + parent + "}";
-    }
-    json += "],\"exit_status\":" + std::to_string(result.exit_status) + ",\"target_exit_status\":" +
-            (result.target_exit_status ? std::to_string(*result.target_exit_status) : "null") +
-            ",\"interrupted\":" + (result.interrupted ? "true" : "false") + ",\"timed_out\":" +
-            (result.timed_out ? "true" : "false") + ",\"output\":" + json_string(captured) + "}\n";
+    const Json json{{"schema", "iotap.run/1"},
+                    {"script", script},
+                    {"target", options.target == Target::kVm ? "vm" : "local"},
+                    {"kernel", result.kernel_release},
+                    {"devices", stack_json(result.devices)},
+                    {"exit_status", result.exit_status},
+                    {"target_exit_status",
+                     result.target_exit_status ? Json(*result.target_exit_status) : Json(nullptr)},
+                    {"interrupted", result.interrupted},
+                    {"timed_out", result.timed_out},
+                    {"output", captured}};
     if (file.is_open()) {
-      file << json;
+      file << json.dump(2) << "\n";
     } else {
-      std::fputs(json.c_str(), stdout);
+      std::cout << json.dump(2) << "\n";
     }
   }
   return result.exit_status;

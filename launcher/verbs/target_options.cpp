@@ -12,48 +12,69 @@ namespace iotap::verbs {
 
 namespace po = boost::program_options;
 
-void add_target_options(po::options_description& description, TargetOptions& options, const std::string& default_target) {
-  description.add_options()
-      ("command,c", po::value(&options.command_line)->value_name("CMD"),
-       "start CMD under the probes (with --target vm: the project's workloads by bare name, "
-       "__DEV__ for the stack's top device)")
-      ("pid,x", po::value<pid_t>()->value_name("PID")->notifier([&](pid_t pid) { options.pid = pid; }),
-       "attach to the running process PID (--target local only)")
-      ("output,o", po::value(&options.output_path)->value_name("FILE"), "write the script's output to FILE")
-      ("json", po::bool_switch(&options.json), "print one JSON object on stdout instead of text")
-      ("target", po::value<std::string>()->value_name("local|vm")->default_value(default_target)->notifier([&](const std::string& t) {
-         if (t == "local") {
-           options.target = Target::kLocal;
-         } else if (t == "vm") {
-           options.target = Target::kVm;
-         } else {
-           throw UserError("--target must be 'local' (this kernel) or 'vm' (a qemu guest iotap boots), not '" + t + "'");
-         }
-       }),
-       "where the probes run: this kernel, or a throwaway qemu guest with a known kernel")
-      ("stack", po::value(&options.stack_text)->value_name("SPEC"),
-       "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")
-      ("timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
-       "stop the run after SECONDS, as Ctrl-C would (end probes still report)")
-      ("memory", po::value(&options.memory_mib)->value_name("MIB")->default_value(1024), "with --target vm: guest memory");
+void add_target_options(po::options_description& description, TargetOptions& options,
+                        const std::string& default_target) {
+  description.add_options()(
+      "command,c", po::value(&options.command_line)->value_name("CMD"),
+      "start CMD under the probes (with --target vm: the project's workloads by bare name, "
+      "__DEV__ for the stack's top device)")(
+      "pid,x",
+      po::value<pid_t>()->value_name("PID")->notifier([&](pid_t pid) { options.pid = pid; }),
+      "attach to the running process PID (--target local only)")(
+      "output,o", po::value(&options.output_path)->value_name("FILE"),
+      "write the script's output to FILE")("json", po::bool_switch(&options.json),
+                                           "print one JSON object on stdout instead of text")(
+      "target",
+      po::value<std::string>()
+          ->value_name("local|vm")
+          ->default_value(default_target)
+          ->notifier([&](const std::string& t) {
+            if (t == "local") {
+              options.target = Target::kLocal;
+            } else if (t == "vm") {
+              options.target = Target::kVm;
+            } else {
+              throw UserError(
+                  "--target must be 'local' (this kernel) or 'vm' (a qemu guest iotap boots), not "
+                  "'" +
+                  t + "'");
+            }
+          }),
+      "where the probes run: this kernel, or a throwaway qemu guest with a known kernel")(
+      "stack", po::value(&options.stack_text)->value_name("SPEC"),
+      "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")(
+      "timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
+      "stop the run after SECONDS, as Ctrl-C would (end probes still report)")(
+      "memory", po::value(&options.memory_mib)->value_name("MIB")->default_value(1024),
+      "with --target vm: guest memory");
 }
 
 void check_target_options(const TargetOptions& options) {
-  if (!options.command_line.empty() && options.pid) throw UserError("-c and -x exclude each other: start a program or attach to one");
+  if (!options.command_line.empty() && options.pid)
+    throw UserError("-c and -x exclude each other: start a program or attach to one");
   if (options.target == Target::kLocal && !options.stack_text.empty()) {
-    throw UserError("--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the devices you have)");
+    throw UserError(
+        "--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the "
+        "devices you have)");
   }
   if (options.target == Target::kVm && options.pid) {
-    throw UserError("-x attaches to a process on this host, but --target vm traces inside a guest: use -c CMD");
+    throw UserError(
+        "-x attaches to a process on this host, but --target vm traces inside a guest: use -c CMD");
   }
 }
 
-ResolvedCommand resolve_command(const std::string& command_line, const std::optional<vm::StackPlan>& stack) {
+ResolvedCommand resolve_command(const std::string& command_line,
+                                const std::optional<vm::StackPlan>& stack) {
   auto words = po::split_unix(command_line);
-  if (words.empty()) throw UserError("-c is empty: give the program to run, e.g. -c 'block_hasher -d __DEV__ -b 1048576 -t 8'");
+  if (words.empty())
+    throw UserError(
+        "-c is empty: give the program to run, e.g. -c 'block_hasher -d __DEV__ -b 1048576 -t 8'");
   for (auto& word : words) {
     for (size_t at = word.find("__DEV__"); at != std::string::npos; at = word.find("__DEV__", at)) {
-      if (!stack) throw UserError("-c uses __DEV__, which stands for the top device of --stack: add --target vm --stack SPEC");
+      if (!stack)
+        throw UserError(
+            "-c uses __DEV__, which stands for the top device of --stack: add --target vm --stack "
+            "SPEC");
       word.replace(at, 7, stack->top_path());
       at += stack->top_path().size();
     }
@@ -67,7 +88,9 @@ ResolvedCommand resolve_command(const std::string& command_line, const std::opti
     const std::string workload = std::string(config::kWorkloadDir) + "/" + name + "/" + name;
     resolved.program = is_executable_file(workload) ? workload : find_in_path(name);
     if (resolved.program.empty()) {
-      throw UserError("-c: program '" + name + "' not found (bare names are the project's workloads, such as block_hasher, or programs in PATH)");
+      throw UserError("-c: program '" + name +
+                      "' not found (bare names are the project's workloads, such as block_hasher, "
+                      "or programs in PATH)");
     }
   }
   words[0] = resolved.program;

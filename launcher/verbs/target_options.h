@@ -1,11 +1,12 @@
 #pragma once
 // The options every tracing verb shares: what to trace (-c / -x), where (--target, --stack),
 // and where the output goes (-o, --json).
+#include <sys/types.h>
+
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 #include "target/vm/stack_plan.h"
@@ -20,14 +21,14 @@ struct TargetOptions {
   std::string output_path;   // -o
   bool json = false;
   Target target = Target::kLocal;
-  std::string stack_text;    // --stack, as typed
+  std::string stack_text;  // --stack, as typed
   unsigned timeout_seconds = 0;
   unsigned memory_mib = 1024;
 };
 
 // Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory to `description`.
-void add_target_options(boost::program_options::options_description& description, TargetOptions& options,
-                        const std::string& default_target);
+void add_target_options(boost::program_options::options_description& description,
+                        TargetOptions& options, const std::string& default_target);
 
 // Checks combinations the parser cannot: --stack only with --target vm, -x not with vm, ...
 void check_target_options(const TargetOptions& options);
@@ -40,6 +41,7 @@ struct ResolvedCommand {
 };
 
 // Bare names are the project's workloads (block_hasher) first, then programs in PATH.
-ResolvedCommand resolve_command(const std::string& command_line, const std::optional<vm::StackPlan>& stack);
+ResolvedCommand resolve_command(const std::string& command_line,
+                                const std::optional<vm::StackPlan>& stack);
 
 }  // namespace iotap::verbs

@@ -36,7 +36,8 @@ std::string running_kernel() {
 }  // namespace
 
 std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices) {
-  std::sort(devices.begin(), devices.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::sort(devices.begin(), devices.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
   std::vector<std::string> lines;
   for (const auto& device : devices) {
     std::string members;
@@ -52,13 +53,16 @@ std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices) {
 std::function<void(std::string_view)> stderr_status_printer() {
   const auto start = Clock::now();
   return [start](std::string_view phrase) {
-    std::fprintf(stderr, "iotap: [%5.1fs] %.*s\n", seconds_since(start), static_cast<int>(phrase.size()), phrase.data());
+    std::fprintf(stderr, "iotap: [%5.1fs] %.*s\n", seconds_since(start),
+                 static_cast<int>(phrase.size()), phrase.data());
   };
 }
 
-TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options, const TracedRunSinks& sinks) {
+TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options,
+                           const TracedRunSinks& sinks) {
   check_target_options(options);
-  if (::access(script_path.c_str(), R_OK) != 0) throw UserError("cannot read script '" + script_path + "'");
+  if (::access(script_path.c_str(), R_OK) != 0)
+    throw UserError("cannot read script '" + script_path + "'");
   const bool vm = options.target == Target::kVm;
   if (!vm) {
     const std::string problem = local_kernel_problem();
@@ -66,7 +70,8 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
   }
 
   std::optional<vm::StackPlan> stack;
-  if (vm && !options.stack_text.empty()) stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+  if (vm && !options.stack_text.empty())
+    stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
   std::optional<ResolvedCommand> command;
   if (!options.command_line.empty()) command = resolve_command(options.command_line, stack);
 
@@ -75,8 +80,11 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
   if (options.pid) {
     markers.pid = *options.pid;
     std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
-    if (ec) throw UserError("-x " + std::to_string(*options.pid) + ": no such process, or not ours to trace (" + ec.message() + ")");
+    const auto exe =
+        std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
+    if (ec)
+      throw UserError("-x " + std::to_string(*options.pid) +
+                      ": no such process, or not ours to trace (" + ec.message() + ")");
     markers.exe = exe.string();
   }
 
@@ -86,17 +94,19 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
 
   TempDir work("iotap-run");
   const auto compile_start = Clock::now();
-  sinks.status("compiling " + std::filesystem::path(script_path).filename().string() + " for kernel " +
-               result.kernel_release + " (the first compile takes about 2 minutes; later ones are cached)");
-  const std::string module = stap::compile_module({stap::prepare_script(script_path, markers),
-                                                   script_path, result.kernel_release,
-                                                   vm ? config::kStapRuntimeDir : "", work.path()});
+  sinks.status("compiling " + std::filesystem::path(script_path).filename().string() +
+               " for kernel " + result.kernel_release +
+               " (the first compile takes about 2 minutes; later ones are cached)");
+  const std::string module =
+      stap::compile_module({stap::prepare_script(script_path, markers), script_path,
+                            result.kernel_release, vm ? config::kStapRuntimeDir : "", work.path()});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
   sinks.status(std::string("compiled in ") + took.data() + " s");
 
-  stap::StapStderr stderr_filter([](std::string_view line) { std::fwrite(line.data(), 1, line.size(), stderr); });
+  stap::StapStderr stderr_filter(
+      [](std::string_view line) { std::fwrite(line.data(), 1, line.size(), stderr); });
   const auto run_start = Clock::now();
   if (vm) {
     vm::VmRun run;
@@ -134,7 +144,8 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
     run.pid = options.pid;
     run.timeout = std::chrono::seconds(options.timeout_seconds);
     if (command) run.command = command->argv;
-    result.staprun_status = run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+    result.staprun_status =
+        run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
   }
   stderr_filter.flush();
   result.run_seconds = seconds_since(run_start);

@@ -24,13 +24,14 @@ struct TracedRunResult {
   bool interrupted = false;
   bool timed_out = false;
   std::string kernel_release;
-  std::string top_device;                 // the stack's top device path, when there is a stack
-  std::vector<vm::GuestDevice> devices;   // the stack as the guest built it
+  std::string top_device;                // the stack's top device path, when there is a stack
+  std::vector<vm::GuestDevice> devices;  // the stack as the guest built it
   double compile_seconds = 0;
   double run_seconds = 0;
 };
 
-TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options, const TracedRunSinks& sinks);
+TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options,
+                           const TracedRunSinks& sinks);
 
 // "stack top: md0 = raid0(...)" and one "md0 raid0(...) <- ram0 ... dm-0" line per parent.
 std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices);

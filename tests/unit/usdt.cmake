@@ -74,4 +74,19 @@ usdt_cli_test(usdt_cli_no_probes 2
   probes $<TARGET_FILE:usdt_noprobes>)
 usdt_cli_test(usdt_cli_missing 2 "iotap: /nonexistent does not exist" probes /nonexistent)
 usdt_cli_test(usdt_cli_no_binary 2 "iotap: probes needs a BINARY" probes)
+# A path with a quote and a backslash must come out as valid JSON.
+set(awkward_copy "${CMAKE_CURRENT_BINARY_DIR}/usdt testprog \"quoted\" back\\slash")
+add_test(NAME usdt_cli_json_escaping
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;probes;--json;${awkward_copy}"
+                 "-DCOPY_FROM=$<TARGET_FILE:usdt_testprog>" "-DCOPY_TO=${awkward_copy}"
+                 -DEXPECT_EXIT=0 "-DEXPECT_REGEX=\"binary\": \"[^\n]*usdt testprog \\\\\"quoted\\\\\" back\\\\\\\\slash\","
+                 -P ${usdt_dir}/expect_exit.cmake)
+set_tests_properties(usdt_cli_json_escaping PROPERTIES LABELS unit TIMEOUT 60)
+
+# The workload's probes as the tapsets expect them (workloads/block_hasher/probes.d).
+if(TARGET block_hasher)
+  usdt_cli_test(usdt_cli_block_hasher 0
+    "block_hasher +read_start +u64 s32 u64 u64 u64 +0x[0-9a-f]+ +0x[0-9a-f]+\n.*block_hasher +read_done +u64 s32 u64 u64 u64 s64 +0x[0-9a-f]+ +0x"
+    probes $<TARGET_FILE:block_hasher>)
+endif()
 usdt_cli_test(usdt_cli_help 0 "usage: iotap probes BINARY.*--json" probes --help)

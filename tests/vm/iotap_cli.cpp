@@ -14,7 +14,8 @@ Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpd
 
 void require_guest_tools() {
   // A vm test that cannot boot a guest fails; it never passes by skipping.
-  ASSERT_FALSE(find_in_path("qemu-system-x86_64").empty()) << "qemu-system-x86_64 is missing: run ./setup.sh";
+  ASSERT_FALSE(find_in_path("qemu-system-x86_64").empty())
+      << "qemu-system-x86_64 is missing: run ./setup.sh";
   ASSERT_FALSE(find_in_path("stap").empty()) << "stap is missing: run ./setup.sh";
 }
 

@@ -19,7 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::vector<std::string>> lines_starting_with(const std::string& text, const std::string& word) {
+std::vector<std::vector<std::string>> lines_starting_with(const std::string& text,
+                                                          const std::string& word) {
   std::vector<std::vector<std::string>> out;
   std::istringstream in(text);
   std::string line;
@@ -39,7 +40,8 @@ class VmTest : public ::testing::Test {
   void TearDown() override {
     // Nothing left behind: every temp file and socket iotap made is gone.
     std::vector<std::string> left;
-    for (const auto& entry : std::filesystem::directory_iterator(tmp_.path())) left.push_back(entry.path().string());
+    for (const auto& entry : std::filesystem::directory_iterator(tmp_.path()))
+      left.push_back(entry.path().string());
     EXPECT_TRUE(left.empty()) << "left behind: " << (left.empty() ? "" : left[0]);
   }
   Captured iotap(const std::vector<std::string>& args) { return run_iotap(args, tmp_.path()); }
@@ -48,14 +50,16 @@ class VmTest : public ::testing::Test {
 };
 
 TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
-  const auto run = iotap({"run", VM_SCRIPTS_DIR "/usdt_args.stp", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
-                          "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
+  const auto run =
+      iotap({"run", VM_SCRIPTS_DIR "/usdt_args.stp", "--target", "vm", "--stack", "raid0(ram*2)",
+             "-c", "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto& out = run.out;
 
   const auto run_start = lines_starting_with(out, "run_start");
   ASSERT_EQ(run_start.size(), 1U) << out;
-  EXPECT_EQ(run_start[0], (std::vector<std::string>{"run_start", "/dev/md0", "65536", "4", "32", "1"}));
+  EXPECT_EQ(run_start[0],
+            (std::vector<std::string>{"run_start", "/dev/md0", "65536", "4", "32", "1"}));
 
   std::map<int, std::string> tid_of_thread;
   for (const auto& f : lines_starting_with(out, "thread_start")) {
@@ -87,15 +91,17 @@ TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
 
   const auto hashes = lines_starting_with(out, "hash_done");
   ASSERT_EQ(hashes.size(), 32U);
-  for (const auto& f : hashes) EXPECT_EQ(f[3].size(), 40U) << "a SHA-1 hex digest while hash_done is probed";
+  for (const auto& f : hashes)
+    EXPECT_EQ(f[3].size(), 40U) << "a SHA-1 hex digest while hash_done is probed";
   const auto run_end = lines_starting_with(out, "run_end");
   ASSERT_EQ(run_end.size(), 1U);
   EXPECT_EQ(run_end[0], (std::vector<std::string>{"run_end", "32", "2097152", "0"}));
 }
 
 TEST_F(VmTest, BiosOnTheArrayAreRemappedToEveryMember) {
-  const auto run = iotap({"run", VM_SCRIPTS_DIR "/remaps.stp", "--json", "--target", "vm", "--stack",
-                          "raid0(ram*3, delay(ram, 5ms))", "-c", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
+  const auto run = iotap({"run", VM_SCRIPTS_DIR "/remaps.stp", "--json", "--target", "vm",
+                          "--stack", "raid0(ram*3, delay(ram, 5ms))", "-c",
+                          "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
   std::map<std::string, std::string> parent_of;
@@ -116,7 +122,9 @@ TEST_F(VmTest, BiosOnTheArrayAreRemappedToEveryMember) {
   }
   // Every member of every md/dm device in the stack received remapped bios from its parent.
   for (const auto& [member, parent] : parent_of) {
-    EXPECT_TRUE(remapped_to[parent].contains(member)) << parent << " -> " << member << " missing in\n" << result["output"];
+    EXPECT_TRUE(remapped_to[parent].contains(member))
+        << parent << " -> " << member << " missing in\n"
+        << result["output"];
   }
 }
 
@@ -133,7 +141,8 @@ TEST_F(VmTest, DemoNamesTheDelayedMember) {
   std::string highest;
   uint64_t highest_avg = 0;
   for (const auto& device : result["devices"]) {
-    if (device["parent"] == "md0" && device["rw"] == "R" && device["avg_us"].get<uint64_t>() > highest_avg) {
+    if (device["parent"] == "md0" && device["rw"] == "R" &&
+        device["avg_us"].get<uint64_t>() > highest_avg) {
       highest_avg = device["avg_us"];
       highest = device["name"];
     }
@@ -151,14 +160,16 @@ TEST_F(VmTest, HealthyStackHasNoSlowMember) {
 }
 
 TEST_F(VmTest, TheProgramsExitStatusIsPassedOn) {
-  const auto run = iotap({"run", EXAMPLES_DIR "/iotime.stp", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
-                          "block_hasher -d /dev/no-such-device -b 4096 -t 1"});
+  const auto run =
+      iotap({"run", EXAMPLES_DIR "/iotime.stp", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+             "block_hasher -d /dev/no-such-device -b 4096 -t 1"});
   EXPECT_EQ(run.status.code, 2) << run.err;
   EXPECT_NE(run.err.find("block_hasher: "), std::string::npos) << run.err;
 }
 
 TEST_F(VmTest, TimeoutStopsTheRunAndEndProbesStillReport) {
-  const auto run = iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "--timeout", "2"});
+  const auto run =
+      iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "--timeout", "2"});
   EXPECT_EQ(run.status.code, 0) << run.err;
   EXPECT_NE(run.out.find("started\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("end probe ran\n"), std::string::npos) << run.out << run.err;
@@ -170,7 +181,8 @@ TEST_F(VmTest, CtrlCStopsTheRunAndEndProbesStillReport) {
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.extra_env = {"TMPDIR=" + tmp_.path()};
-  const pid_t pid = spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm"}, options);
+  const pid_t pid =
+      spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm"}, options);
   ::close(out[1]);
   // The script's begin probe is the sign that the module runs; Ctrl-C then.
   std::string text;
@@ -181,7 +193,8 @@ TEST_F(VmTest, CtrlCStopsTheRunAndEndProbesStillReport) {
     text.append(buffer.data(), static_cast<size_t>(n));
   }
   ::kill(pid, SIGINT);
-  for (ssize_t n = 0; (n = ::read(out[0], buffer.data(), buffer.size())) > 0;) text.append(buffer.data(), static_cast<size_t>(n));
+  for (ssize_t n = 0; (n = ::read(out[0], buffer.data(), buffer.size())) > 0;)
+    text.append(buffer.data(), static_cast<size_t>(n));
   ::close(out[0]);
   const ExitStatus status = wait_for(pid);
   EXPECT_EQ(status.code, 130);

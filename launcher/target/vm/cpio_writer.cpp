@@ -9,7 +9,8 @@
 
 namespace iotap::vm {
 
-CpioWriter::CpioWriter(const std::string& path) : out_(path, std::ios::binary | std::ios::trunc), path_(path) {
+CpioWriter::CpioWriter(const std::string& path)
+    : out_(path, std::ios::binary | std::ios::trunc), path_(path) {
   if (!out_) throw UserError("cannot write initramfs '" + path + "'");
   written_.insert("/");
 }
@@ -18,8 +19,9 @@ void CpioWriter::header(const std::string& path, uint32_t mode, uint64_t size) {
   if (size > UINT32_MAX) throw UserError("initramfs: '" + path + "' is too large for cpio");
   const std::string name = path.substr(1);  // archive names are relative: "bin/sh"
   std::array<char, 111> fields{};
-  std::snprintf(fields.data(), fields.size(), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-                next_inode_++, mode, 0U, 0U, S_ISDIR(mode) ? 2U : 1U, 0U, static_cast<uint32_t>(size), 0U, 0U, 0U, 0U,
+  std::snprintf(fields.data(), fields.size(),
+                "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", next_inode_++, mode,
+                0U, 0U, S_ISDIR(mode) ? 2U : 1U, 0U, static_cast<uint32_t>(size), 0U, 0U, 0U, 0U,
                 static_cast<uint32_t>(name.size() + 1), 0U);
   out_.write(fields.data(), 110);
   out_.write(name.c_str(), static_cast<std::streamsize>(name.size() + 1));
@@ -57,7 +59,8 @@ void CpioWriter::add_file(const std::string& path, std::string_view content, uin
   written_.insert(path);
 }
 
-void CpioWriter::add_host_file(const std::string& path, const std::string& host_path, uint32_t mode) {
+void CpioWriter::add_host_file(const std::string& path, const std::string& host_path,
+                               uint32_t mode) {
   if (written_.contains(path)) return;
   std::ifstream in(host_path, std::ios::binary);
   if (!in) throw UserError("initramfs: cannot read '" + host_path + "'");

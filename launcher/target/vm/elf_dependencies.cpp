@@ -18,7 +18,8 @@ namespace {
 
 struct DynamicInfo {
   bool is_elf = false;
-  int elf_class = ELFCLASSNONE;  // the loader only takes libraries of the program's class and machine
+  int elf_class =
+      ELFCLASSNONE;  // the loader only takes libraries of the program's class and machine
   int machine = EM_NONE;
   std::string interpreter;
   std::vector<std::string> needed;
@@ -32,7 +33,7 @@ std::vector<std::string> split_path_list(const std::string& list, const std::str
     const size_t end = std::min(list.find(':', start), list.size());
     std::string dir = list.substr(start, end - start);
     for (const std::string token : {"$ORIGIN", "${ORIGIN}"}) {
-      if (dir.starts_with(token)) dir = origin + dir.substr(token.size());
+      if (dir.starts_with(token)) dir.replace(0, token.size(), origin);
     }
     if (!dir.empty()) out.push_back(dir);
     start = end + 1;
@@ -57,7 +58,8 @@ DynamicInfo read_dynamic(const std::string& path) {
     elf_getphdrnum(elf, &phnum);
     for (size_t i = 0; i < phnum; ++i) {
       GElf_Phdr phdr;
-      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_INTERP) continue;
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_INTERP)
+        continue;
       size_t size = 0;
       const char* raw = elf_rawfile(elf, &size);
       if (raw != nullptr && phdr.p_offset + phdr.p_filesz <= size && phdr.p_filesz > 0) {
@@ -102,7 +104,8 @@ std::vector<std::string> system_library_dirs() {
       if (line.starts_with('/')) dirs.push_back(line);
     }
   }
-  for (const char* dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
+  for (const char* dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+                          "/usr/lib64", "/lib", "/usr/lib"}) {
     dirs.emplace_back(dir);
   }
   return dirs;
@@ -142,7 +145,8 @@ std::vector<std::string> runtime_dependencies(const std::string& program) {
       first = false;
       continue;
     }
-    if (!info.interpreter.empty() && seen.insert(info.interpreter).second) result.push_back(info.interpreter);
+    if (!info.interpreter.empty() && seen.insert(info.interpreter).second)
+      result.push_back(info.interpreter);
     std::vector<std::string> dirs = info.search_path;
     dirs.insert(dirs.end(), system_dirs.begin(), system_dirs.end());
     for (const auto& name : info.needed) {
@@ -153,10 +157,12 @@ std::vector<std::string> runtime_dependencies(const std::string& program) {
         // /usr/lib32 and friends hold libraries of the same name for other ABIs: skip them
         // as the dynamic loader does.
         for (const auto& dir : dirs) {
-          const std::string candidate = dir + "/" + name;
+          std::string candidate = dir;
+          candidate.append("/").append(name);
           if (::access(candidate.c_str(), R_OK) != 0) continue;
           const DynamicInfo library = read_dynamic(candidate);
-          if (library.is_elf && library.elf_class == info.elf_class && library.machine == info.machine) {
+          if (library.is_elf && library.elf_class == info.elf_class &&
+              library.machine == info.machine) {
             found = candidate;
             break;
           }

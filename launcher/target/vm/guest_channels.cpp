@@ -37,7 +37,8 @@ ListeningSocket::~ListeningSocket() {
 
 void ListeningSocket::accept_connection() {
   connection_fd_ = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-  if (connection_fd_ < 0) throw std::system_error(errno, std::generic_category(), "accept " + path_);
+  if (connection_fd_ < 0)
+    throw std::system_error(errno, std::generic_category(), "accept " + path_);
   ::close(listen_fd_);
   listen_fd_ = -1;
 }

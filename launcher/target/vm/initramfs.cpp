@@ -36,8 +36,9 @@ std::string find_tool(const HostTool& tool) {
   }
   std::string found = find_in_path(tool.name);
   if (found.empty()) {
-    throw UserError(std::string("the guest needs ") + tool.name + " from the host, which is not installed (apt-get install " +
-                    tool.package + "; ./setup.sh does)");
+    throw UserError(std::string("the guest needs ") + tool.name +
+                    " from the host, which is not installed (apt-get install " + tool.package +
+                    "; ./setup.sh does)");
   }
   return found;
 }
@@ -46,7 +47,9 @@ std::vector<std::string> base_programs() {
   const std::vector<HostTool> tools{
       {"busybox", {"/bin/busybox"}, "busybox-static"},
       {"staprun", {"/usr/bin/staprun"}, "systemtap-runtime"},
-      {"stapio", {"/usr/lib/systemtap/stapio", "/usr/libexec/systemtap/stapio"}, "systemtap-runtime"},
+      {"stapio",
+       {"/usr/lib/systemtap/stapio", "/usr/libexec/systemtap/stapio"},
+       "systemtap-runtime"},
       {"mdadm", {"/sbin/mdadm", "/usr/sbin/mdadm"}, "mdadm"},
       {"dmsetup", {"/sbin/dmsetup", "/usr/sbin/dmsetup"}, "dmsetup"},
   };
@@ -59,8 +62,9 @@ std::vector<std::string> base_programs() {
 }  // namespace
 
 const std::vector<std::string>& stack_module_names() {
-  static const std::vector<std::string> kNames{"brd",      "md-mod",    "raid0",      "raid1",     "dm-mod",
-                                               "dm-delay", "dm-flakey", "virtio_pci", "virtio_blk"};
+  static const std::vector<std::string> kNames{"brd",       "md-mod",     "raid0",
+                                               "raid1",     "dm-mod",     "dm-delay",
+                                               "dm-flakey", "virtio_pci", "virtio_blk"};
   return kNames;
 }
 
@@ -75,14 +79,17 @@ void InitramfsBuilder::add_host_path(const std::string& host_path) {
     if (rest[i] == "/" || rest[i].empty()) continue;
     const fs::path next = resolved / rest[i];
     struct stat st {};
-    if (::lstat(next.c_str(), &st) != 0) throw UserError("cannot add '" + host_path + "' to the guest: " + std::strerror(errno));
+    if (::lstat(next.c_str(), &st) != 0)
+      throw UserError("cannot add '" + host_path + "' to the guest: " + std::strerror(errno));
     if (S_ISLNK(st.st_mode)) {
       if (++hops > 40) throw UserError("too many symlinks under '" + host_path + "'");
       const fs::path target = fs::read_symlink(next);
       cpio_.add_symlink(next.string(), target.string());
-      const fs::path absolute = (target.is_absolute() ? target : resolved / target).lexically_normal();
+      const fs::path absolute =
+          (target.is_absolute() ? target : resolved / target).lexically_normal();
       std::vector<fs::path> remaining(absolute.begin(), absolute.end());
-      remaining.insert(remaining.end(), rest.begin() + static_cast<std::ptrdiff_t>(i) + 1, rest.end());
+      remaining.insert(remaining.end(), rest.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                       rest.end());
       rest = std::move(remaining);
       resolved = "/";
       i = static_cast<size_t>(-1);
@@ -121,10 +128,11 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
   inputs.insert(inputs.end(), modules.begin(), modules.end());
   for (const auto& input : inputs) {
     struct stat st {};
-    if (::stat(input.c_str(), &st) != 0) throw UserError("cannot read '" + input + "': " + std::strerror(errno));
+    if (::stat(input.c_str(), &st) != 0)
+      throw UserError("cannot read '" + input + "': " + std::strerror(errno));
     key.update(input).update(std::to_string(st.st_size)).update(std::to_string(st.st_mtim.tv_sec));
   }
-  const std::string path = cache_dir + "/initramfs-base-" + key.hex().substr(0, 16) + ".cpio";
+  std::string path = cache_dir + "/initramfs-base-" + key.hex().substr(0, 16) + ".cpio";
   if (::access(path.c_str(), R_OK) == 0) return path;
 
   std::error_code ec;
@@ -136,7 +144,8 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
     InitramfsBuilder builder(partial);
     for (const auto& program : programs) builder.add_program(program);
     for (const auto& module : modules) builder.add_host_path(module);
-    for (const char* mount_point : {"/proc", "/sys", "/dev", "/tmp", "/run", "/iotap"}) builder.add_directory(mount_point);
+    for (const char* mount_point : {"/proc", "/sys", "/dev", "/tmp", "/run", "/iotap"})
+      builder.add_directory(mount_point);
     builder.add_file("/init", read_file(init), 0755);
     builder.finish();
   }

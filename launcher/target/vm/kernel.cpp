@@ -28,16 +28,18 @@ GuestKernel GuestKernel::find(const std::string& release) {
   GuestKernel kernel{release, "/boot/vmlinuz-" + release, "/lib/modules/" + release};
   const std::string package = "linux-image-" + release;
   if (::access(kernel.image.c_str(), R_OK) != 0) {
-    throw UserError("guest kernel " + kernel.image + " is missing or unreadable (install " + package +
-                    "; ./setup.sh does)");
+    throw UserError("guest kernel " + kernel.image + " is missing or unreadable (install " +
+                    package + "; ./setup.sh does)");
   }
   if (::access((kernel.modules_dir + "/modules.dep").c_str(), R_OK) != 0) {
-    throw UserError("guest kernel modules are missing from " + kernel.modules_dir + " (reinstall " + package + ")");
+    throw UserError("guest kernel modules are missing from " + kernel.modules_dir + " (reinstall " +
+                    package + ")");
   }
   return kernel;
 }
 
-std::vector<std::string> GuestKernel::module_load_order(const std::vector<std::string>& names) const {
+std::vector<std::string> GuestKernel::module_load_order(
+    const std::vector<std::string>& names) const {
   // modules.dep lines read "kernel/drivers/md/raid0.ko: kernel/drivers/md/md-mod.ko".
   std::map<std::string, std::pair<std::string, std::vector<std::string>>> by_name;
   std::istringstream dep(read_file(modules_dir + "/modules.dep"));
@@ -57,7 +59,8 @@ std::vector<std::string> GuestKernel::module_load_order(const std::vector<std::s
   std::function<void(const std::string&)> visit = [&](const std::string& name) {
     const auto it = by_name.find(name);
     if (it == by_name.end()) {
-      throw UserError("kernel " + release + " has no module '" + name + "' in " + modules_dir + "/modules.dep");
+      throw UserError("kernel " + release + " has no module '" + name + "' in " + modules_dir +
+                      "/modules.dep");
     }
     if (!done.insert(name).second) return;
     for (const auto& dep_path : it->second.second) visit(module_name(dep_path));

@@ -15,7 +15,8 @@ struct GuestKernel {
 
   // Absolute paths of the .ko files to insmod, dependencies first, for modules named as
   // modprobe would name them ("dm-delay" and "dm_delay" are the same module).
-  [[nodiscard]] std::vector<std::string> module_load_order(const std::vector<std::string>& names) const;
+  [[nodiscard]] std::vector<std::string> module_load_order(
+      const std::vector<std::string>& names) const;
 };
 
 }  // namespace iotap::vm

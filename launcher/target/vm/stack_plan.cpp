@@ -51,13 +51,15 @@ class Planner {
     device.spec = node.spec;
     std::vector<std::string> member_paths;
     member_paths.reserve(member_ids.size());
-    for (int member : member_ids) member_paths.push_back(plan_.devices[static_cast<size_t>(member)].path);
+    for (int member : member_ids)
+      member_paths.push_back(plan_.devices[static_cast<size_t>(member)].path);
     emit(node, device, member_paths);
     return id;
   }
 
   void emit(const StackNode& node, PlannedDevice& device, const std::vector<std::string>& members) {
-    const std::string head = std::to_string(device.id) + " " + std::to_string(device.parent) + " " + quoted(device.spec);
+    const std::string head =
+        std::to_string(device.id) + " " + std::to_string(device.parent) + " " + quoted(device.spec);
     switch (node.kind) {
       case DeviceKind::kRam: {
         const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultRamBytes;
@@ -74,7 +76,8 @@ class Planner {
       }
       case DeviceKind::kVirtio: {
         const std::string letter(1, static_cast<char>('a' + plan_.virtio_disks.size()));
-        plan_.virtio_disks.push_back({"vd" + letter, node.size_bytes != 0 ? node.size_bytes : kDefaultVirtioBytes,
+        plan_.virtio_disks.push_back({"vd" + letter,
+                                      node.size_bytes != 0 ? node.size_bytes : kDefaultVirtioBytes,
                                       node.iops, node.bps});
         device.path = "/dev/vd" + letter;
         line("iotap_disk " + head + " " + device.path);
@@ -86,8 +89,8 @@ class Planner {
       case DeviceKind::kRaid1: {
         device.path = "/dev/md" + std::to_string(md_count_++);
         const bool raid0 = node.kind == DeviceKind::kRaid0;
-        std::string command = "iotap_md " + head + " " + device.path + " " + (raid0 ? "0" : "1") + " " +
-                              std::to_string(node.chunk_bytes / 1024);
+        std::string command = "iotap_md " + head + " " + device.path + " " + (raid0 ? "0" : "1") +
+                              " " + std::to_string(node.chunk_bytes / 1024);
         for (const auto& member : members) command += " " + member;
         line(command);
         need("md-mod");
@@ -137,7 +140,8 @@ class Planner {
 
   void finish_modules() {
     if (ram_count_ > 0) {
-      plan_.brd_options = {"rd_nr=" + std::to_string(ram_count_), "rd_size=" + std::to_string(ram_bytes_ / 1024)};
+      plan_.brd_options = {"rd_nr=" + std::to_string(ram_count_),
+                           "rd_size=" + std::to_string(ram_bytes_ / 1024)};
     }
   }
 
@@ -150,6 +154,8 @@ class Planner {
 
 }  // namespace
 
-StackPlan plan_stack(const StackNode& top) { return Planner().run(top); }
+StackPlan plan_stack(const StackNode& top) {
+  return Planner().run(top);
+}
 
 }  // namespace iotap::vm

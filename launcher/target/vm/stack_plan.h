@@ -9,11 +9,11 @@
 namespace iotap::vm {
 
 struct PlannedDevice {
-  int id = 0;          // 0 is the top device
-  int parent = -1;     // -1 for the top
+  int id = 0;       // 0 is the top device
+  int parent = -1;  // -1 for the top
   DeviceKind kind = DeviceKind::kRam;
-  std::string spec;    // the node's spec text, e.g. "delay(ram,50ms)"
-  std::string path;    // the guest's path for it, e.g. /dev/md0, /dev/mapper/iotap3, /dev/ram7
+  std::string spec;  // the node's spec text, e.g. "delay(ram,50ms)"
+  std::string path;  // the guest's path for it, e.g. /dev/md0, /dev/mapper/iotap3, /dev/ram7
 };
 
 struct VirtioDisk {
@@ -24,8 +24,8 @@ struct VirtioDisk {
 };
 
 struct StackPlan {
-  std::vector<PlannedDevice> devices;  // indexed by id
-  std::vector<std::string> modules;    // kernel modules the stack needs, by name
+  std::vector<PlannedDevice> devices;    // indexed by id
+  std::vector<std::string> modules;      // kernel modules the stack needs, by name
   std::vector<std::string> brd_options;  // "rd_nr=8", "rd_size=65536" when ram disks are used
   std::vector<VirtioDisk> virtio_disks;
   std::string guest_script;  // sourced by the guest's init after its helper functions exist

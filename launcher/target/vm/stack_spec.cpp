@@ -61,7 +61,10 @@ class Parser {
     skip_blanks();
     if (at_end()) fail(pos_, "the spec is empty (example: 'raid0(ram*7, delay(ram, 50ms))')");
     auto nodes = parse_node();
-    if (nodes.size() != 1) fail(repeat_at_, "the top of the stack is one device; '*N' belongs inside a parent, as in 'raid0(ram*4)'");
+    if (nodes.size() != 1)
+      fail(
+          repeat_at_,
+          "the top of the stack is one device; '*N' belongs inside a parent, as in 'raid0(ram*4)'");
     skip_blanks();
     if (!at_end()) fail(pos_, std::string("unexpected '") + text_[pos_] + "' after the top device");
     return std::move(nodes.front());
@@ -100,7 +103,8 @@ class Parser {
   Value word() {
     skip_blanks();
     Value value{"", pos_};
-    while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) != 0 || peek() == '.' || peek() == '_')) {
+    while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) != 0 || peek() == '.' ||
+                         peek() == '_')) {
       value.text += text_[pos_++];
     }
     return value;
@@ -111,11 +115,13 @@ class Parser {
     const size_t start = pos_;
     const Value name = word();
     if (name.text.empty()) {
-      fail(pos_, at_end() ? "the spec ends where a device was expected" : std::string("expected a device, found '") + peek() + "'");
+      fail(pos_, at_end() ? "the spec ends where a device was expected"
+                          : std::string("expected a device, found '") + peek() + "'");
     }
     const auto kind = kind_from_name(name.text);
     if (!kind) {
-      fail(start, "unknown device '" + name.text + "' (devices: raid0, raid1, linear, delay, flakey, error, ram, virtio)");
+      fail(start, "unknown device '" + name.text +
+                      "' (devices: raid0, raid1, linear, delay, flakey, error, ram, virtio)");
     }
     StackNode node;
     node.kind = *kind;
@@ -139,7 +145,7 @@ class Parser {
       count = count_value(n);
     }
     apply_arguments(node, args);
-    return std::vector<StackNode>(count, node);
+    return std::vector<StackNode>(count, node);  // NOLINT(modernize-return-braced-init-list): count copies, not a list
   }
 
   // One argument as written; a repeated member (`ram*4`) comes back as its copies.
@@ -172,7 +178,8 @@ class Parser {
     std::vector<Value> positional;
     for (auto& arg : args) {
       if (arg.node) {
-        if (is_disk(node.kind)) fail(arg.at, std::string(kind_name(node.kind)) + " is a disk and has no members");
+        if (is_disk(node.kind))
+          fail(arg.at, std::string(kind_name(node.kind)) + " is a disk and has no members");
         node.members.push_back(std::move(*arg.node));
       } else if (arg.key.empty()) {
         positional.push_back(arg.value);
@@ -185,7 +192,8 @@ class Parser {
 
   void apply_option(StackNode& node, const Argument& arg) {
     const auto reject = [&] {
-      fail(arg.at, "option '" + arg.key + "' does not apply to " + std::string(kind_name(node.kind)) + options_hint(node.kind));
+      fail(arg.at, "option '" + arg.key + "' does not apply to " +
+                       std::string(kind_name(node.kind)) + options_hint(node.kind));
     };
     if (arg.key == "chunk") {
       if (node.kind != DeviceKind::kRaid0) reject();
@@ -196,8 +204,10 @@ class Parser {
     } else if (arg.key == "up" || arg.key == "down") {
       if (node.kind != DeviceKind::kFlakey) reject();
       const auto ms = duration_ms(arg.value);
-      if (ms.count() % 1000 != 0) fail(arg.value.at, "dm-flakey counts whole seconds: write '1s', '2s', ...");
-      (arg.key == "up" ? node.up : node.down) = std::chrono::duration_cast<std::chrono::seconds>(ms);
+      if (ms.count() % 1000 != 0)
+        fail(arg.value.at, "dm-flakey counts whole seconds: write '1s', '2s', ...");
+      (arg.key == "up" ? node.up : node.down) =
+          std::chrono::duration_cast<std::chrono::seconds>(ms);
     } else if (arg.key == "delay") {
       if (node.kind != DeviceKind::kDelay) reject();
       node.delay = duration_ms(arg.value);
@@ -215,12 +225,18 @@ class Parser {
 
   static std::string options_hint(DeviceKind kind) {
     switch (kind) {
-      case DeviceKind::kRaid0: return " (raid0 takes chunk=SIZE)";
-      case DeviceKind::kDelay: return " (delay takes a duration: delay(ram, 50ms))";
-      case DeviceKind::kFlakey: return " (flakey takes up=SECONDS, down=SECONDS)";
-      case DeviceKind::kVirtio: return " (virtio takes iops=N, bps=SIZE, size=SIZE)";
-      case DeviceKind::kRam: return " (ram takes size=SIZE, or ram:SIZE)";
-      default: return " (it takes no options)";
+      case DeviceKind::kRaid0:
+        return " (raid0 takes chunk=SIZE)";
+      case DeviceKind::kDelay:
+        return " (delay takes a duration: delay(ram, 50ms))";
+      case DeviceKind::kFlakey:
+        return " (flakey takes up=SECONDS, down=SECONDS)";
+      case DeviceKind::kVirtio:
+        return " (virtio takes iops=N, bps=SIZE, size=SIZE)";
+      case DeviceKind::kRam:
+        return " (ram takes size=SIZE, or ram:SIZE)";
+      default:
+        return " (it takes no options)";
     }
   }
 
@@ -228,23 +244,30 @@ class Parser {
     const size_t members = node.members.size();
     const auto need_members = [&](size_t least, size_t most, const char* example) {
       if (members < least || members > most) {
-        fail(node.column - 1, std::string(kind_name(node.kind)) + " needs " +
-                                  (least == most ? std::to_string(least)
-                                                 : "at least " + std::to_string(least)) +
-                                  (least == 1 && most == 1 ? " member" : " members") + ", got " +
-                                  std::to_string(members) + " (example: " + example + ")");
+        fail(node.column - 1,
+             std::string(kind_name(node.kind)) + " needs " +
+                 (least == most ? std::to_string(least) : "at least " + std::to_string(least)) +
+                 (least == 1 && most == 1 ? " member" : " members") + ", got " +
+                 std::to_string(members) + " (example: " + example + ")");
       }
     };
     if (node.kind == DeviceKind::kDelay) {
       if (positional.size() > 1) fail(positional[1].at, "delay takes one duration");
       if (positional.size() == 1) node.delay = duration_ms(positional[0]);
     } else if (!positional.empty()) {
-      fail(positional[0].at, "unexpected value '" + positional[0].text + "' for " + std::string(kind_name(node.kind)) + options_hint(node.kind));
+      fail(positional[0].at, "unexpected value '" + positional[0].text + "' for " +
+                                 std::string(kind_name(node.kind)) + options_hint(node.kind));
     }
     switch (node.kind) {
-      case DeviceKind::kRaid0: need_members(2, SIZE_MAX, "raid0(ram*4)"); break;
-      case DeviceKind::kRaid1: need_members(2, SIZE_MAX, "raid1(ram, ram)"); break;
-      case DeviceKind::kLinear: need_members(1, SIZE_MAX, "linear(ram, ram)"); break;
+      case DeviceKind::kRaid0:
+        need_members(2, SIZE_MAX, "raid0(ram*4)");
+        break;
+      case DeviceKind::kRaid1:
+        need_members(2, SIZE_MAX, "raid1(ram, ram)");
+        break;
+      case DeviceKind::kLinear:
+        need_members(1, SIZE_MAX, "linear(ram, ram)");
+        break;
       case DeviceKind::kDelay:
         need_members(1, 1, "delay(ram, 50ms)");
         if (positional.empty() && node.delay.count() == 0) {
@@ -256,9 +279,12 @@ class Parser {
         if (node.up.count() == 0) node.up = std::chrono::seconds(1);
         if (node.down.count() == 0) node.down = std::chrono::seconds(1);
         break;
-      case DeviceKind::kError: need_members(0, 1, "error(ram)"); break;
+      case DeviceKind::kError:
+        need_members(0, 1, "error(ram)");
+        break;
       case DeviceKind::kRam:
-      case DeviceKind::kVirtio: break;
+      case DeviceKind::kVirtio:
+        break;
     }
   }
 
@@ -275,7 +301,8 @@ class Parser {
     const auto* end = value.text.data() + value.text.size();
     const auto [ptr, ec] = std::from_chars(value.text.data(), end, n);
     if (value.text.empty() || ec != std::errc() || ptr != end || n == 0 || n > most) {
-      fail(value.at, "expected a count from 1 to " + std::to_string(most) + ", found '" + value.text + "'");
+      fail(value.at,
+           "expected a count from 1 to " + std::to_string(most) + ", found '" + value.text + "'");
     }
     return n;
   }
@@ -312,20 +339,26 @@ std::string_view kind_name(DeviceKind kind) {
   return "?";
 }
 
-bool is_md(DeviceKind kind) { return kind == DeviceKind::kRaid0 || kind == DeviceKind::kRaid1; }
+bool is_md(DeviceKind kind) {
+  return kind == DeviceKind::kRaid0 || kind == DeviceKind::kRaid1;
+}
 bool is_dm(DeviceKind kind) {
   return kind == DeviceKind::kLinear || kind == DeviceKind::kDelay || kind == DeviceKind::kFlakey ||
          kind == DeviceKind::kError;
 }
-bool is_disk(DeviceKind kind) { return kind == DeviceKind::kRam || kind == DeviceKind::kVirtio; }
+bool is_disk(DeviceKind kind) {
+  return kind == DeviceKind::kRam || kind == DeviceKind::kVirtio;
+}
 
 uint64_t parse_size(std::string_view text) {
   size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) ++digits;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0)
+    ++digits;
   uint64_t n = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, n);
   (void)ptr;
-  if (digits == 0 || ec != std::errc()) throw UserError("expected a size such as 64k, 128M or 1G, found '" + std::string(text) + "'");
+  if (digits == 0 || ec != std::errc())
+    throw UserError("expected a size such as 64k, 128M or 1G, found '" + std::string(text) + "'");
   const std::string_view unit = text.substr(digits);
   int shift = 0;
   if (unit.empty()) {
@@ -339,10 +372,13 @@ uint64_t parse_size(std::string_view text) {
   } else {
     throw UserError("unknown size unit '" + std::string(unit) + "' (use k, M or G)");
   }
-  if (n == 0 || n > (UINT64_MAX >> shift)) throw UserError("size '" + std::string(text) + "' is out of range");
+  if (n == 0 || n > (UINT64_MAX >> shift))
+    throw UserError("size '" + std::string(text) + "' is out of range");
   return n << shift;
 }
 
-StackNode parse_stack_spec(std::string_view text) { return Parser(text).parse(); }
+StackNode parse_stack_spec(std::string_view text) {
+  return Parser(text).parse();
+}
 
 }  // namespace iotap::vm

@@ -28,8 +28,8 @@ bool is_disk(DeviceKind kind);
 
 struct StackNode {
   DeviceKind kind = DeviceKind::kRam;
-  std::string spec;  // this node's text with blanks removed and its own `*N` dropped
-  size_t column = 0; // 1-based position of the node in the original spec
+  std::string spec;   // this node's text with blanks removed and its own `*N` dropped
+  size_t column = 0;  // 1-based position of the node in the original spec
   std::vector<StackNode> members;
 
   uint64_t size_bytes = 0;              // ram, virtio; 0 = default

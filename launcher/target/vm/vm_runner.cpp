@@ -81,7 +81,7 @@ class SignalReader {
   SignalReader(SignalReader&&) = delete;
   SignalReader& operator=(SignalReader&&) = delete;
   [[nodiscard]] int fd() const { return fd_; }
-  bool take() {
+  [[nodiscard]] bool take() const {
     signalfd_siginfo info{};
     return ::read(fd_, &info, sizeof info) == sizeof info;
   }
@@ -99,7 +99,8 @@ class LineBuffer {
   void feed(std::string_view bytes, OnLine on_line) {
     pending_ += bytes;
     size_t start = 0;
-    for (size_t nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
+    for (size_t nl = pending_.find('\n'); nl != std::string::npos;
+         nl = pending_.find('\n', start)) {
       std::string line = pending_.substr(start, nl - start);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       on_line(line);
@@ -130,26 +131,41 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/modules", modules);
   image.add_file("/iotap/stack.sh", stack_script);
   std::string command;
-  for (const auto& word : run.command) command += (command.empty() ? "" : " ") + quote_for_wordexp(word);
+  for (const auto& word : run.command)
+    command += (command.empty() ? "" : " ") + quote_for_wordexp(word);
   image.add_file("/iotap/command", command);
   image.add_file("/iotap/run.conf", "IOTAP_STAPRUN_OPTIONS=\n");
   for (const auto& program : run.programs) image.add_program(program);
 }
 
-std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel& kernel, const VmRun& run,
-                                      const TempDir& dir, const std::string& initrd) {
+std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel& kernel,
+                                      const VmRun& run, const TempDir& dir,
+                                      const std::string& initrd) {
   const bool kvm = kvm_usable();
   std::vector<std::string> argv{qemu,
-                                "-machine", "q35",
-                                "-accel", kvm ? "kvm" : "tcg",
-                                "-cpu", kvm ? "host" : "max",
-                                "-smp", std::to_string(run.cpus),
-                                "-m", std::to_string(run.memory_mib),
-                                "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
-                                "-kernel", kernel.image,
-                                "-initrd", initrd,
-                                "-append", "console=ttyS0 quiet panic=-1 8250.nr_uarts=4",
-                                "-serial", "file:" + (dir / "console.log")};
+                                "-machine",
+                                "q35",
+                                "-accel",
+                                kvm ? "kvm" : "tcg",
+                                "-cpu",
+                                kvm ? "host" : "max",
+                                "-smp",
+                                std::to_string(run.cpus),
+                                "-m",
+                                std::to_string(run.memory_mib),
+                                "-nodefaults",
+                                "-no-user-config",
+                                "-display",
+                                "none",
+                                "-no-reboot",
+                                "-kernel",
+                                kernel.image,
+                                "-initrd",
+                                initrd,
+                                "-append",
+                                "console=ttyS0 quiet panic=-1 8250.nr_uarts=4",
+                                "-serial",
+                                "file:" + (dir / "console.log")};
   for (const char* port : {"out", "ctl", "err"}) {
     argv.insert(argv.end(), {"-chardev", std::string("socket,id=") + port + ",path=" + (dir / port),
                              "-serial", std::string("chardev:") + port});
@@ -157,14 +173,13 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
   if (run.stack) {
     for (const auto& disk : run.stack->virtio_disks) {
       const std::string image = dir / (disk.drive_id + ".img");
-      {
-        std::ofstream create(image, std::ios::binary);
-      }
+      { std::ofstream create(image, std::ios::binary); }
       fs::resize_file(image, disk.size_bytes);  // sparse: costs no disk until written
       std::string drive = "file=" + image + ",if=none,id=" + disk.drive_id + ",format=raw";
       if (disk.iops != 0) drive += ",throttling.iops-total=" + std::to_string(disk.iops);
       if (disk.bps != 0) drive += ",throttling.bps-total=" + std::to_string(disk.bps);
-      argv.insert(argv.end(), {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
+      argv.insert(argv.end(),
+                  {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
     }
   }
   return argv;
@@ -187,7 +202,9 @@ std::string quote_for_wordexp(std::string_view word) {
 VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
   const std::string qemu = find_in_path("qemu-system-x86_64");
-  if (qemu.empty()) throw UserError("--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
+  if (qemu.empty())
+    throw UserError(
+        "--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
 
   events.status("preparing the guest image");
   const std::string base = base_initramfs(kernel, config::kCacheDir);
@@ -203,7 +220,8 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   ListeningSocket out(dir / "out");
   ListeningSocket ctl(dir / "ctl");
   ListeningSocket err(dir / "err");
-  const int qemu_log = ::open((dir / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int qemu_log =
+      ::open((dir / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   SignalReader signals;
   SpawnOptions options;
   options.stdout_fd = qemu_log;
@@ -252,7 +270,8 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
       // Nothing runs yet, so there is no end probe to wait for.
       ::kill(pid, SIGKILL);
     } else if (ctl.connection_fd() >= 0) {
-      (void)!::write(ctl.connection_fd(), "stop\n", 5);
+      // A lost "stop" is covered by the grace period, after which qemu is killed.
+      [[maybe_unused]] const ssize_t written = ::write(ctl.connection_fd(), "stop\n", 5);
     }
   };
 
@@ -272,7 +291,8 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
 
     int timeout_ms = -1;
     const auto until = [](Clock::time_point deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       return static_cast<int>(std::max<int64_t>(left, 0));
     };
     if (!qemu_running) {
@@ -283,12 +303,14 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
       timeout_ms = until(*running_since + run.timeout);
     }
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
-    if (ready < 0 && errno != EINTR) throw std::system_error(errno, std::generic_category(), "poll");
+    if (ready < 0 && errno != EINTR)
+      throw std::system_error(errno, std::generic_category(), "poll");
     if (ready == 0 && !qemu_running) break;
     if (ready == 0) {
       if (!stop_requested) {
         result.timed_out = true;
-        events.status("timed out after " + std::to_string(run.timeout.count()) + " s; stopping the run");
+        events.status("timed out after " + std::to_string(run.timeout.count()) +
+                      " s; stopping the run");
         request_stop();
       } else {
         ::kill(pid, SIGKILL);
@@ -336,7 +358,9 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   }
   if (pidfd >= 0) ::close(pidfd);
 
-  if (!guest_error.empty()) throw UserError("guest: " + guest_error + "\n  last console lines:\n" + last_lines(dir / "console.log", 12));
+  if (!guest_error.empty())
+    throw UserError("guest: " + guest_error + "\n  last console lines:\n" +
+                    last_lines(dir / "console.log", 12));
   if (!got_exit && result.interrupted) {
     result.exit_status = 130;
     return result;
@@ -344,7 +368,9 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   if (!got_exit) {
     const std::string qemu_errors = last_lines(dir / "qemu.log", 6);
     throw UserError(std::string("the guest stopped before the run finished") +
-                    (qemu_status.ok() ? "" : " (qemu exited with status " + std::to_string(qemu_status.code) + ")") +
+                    (qemu_status.ok()
+                         ? ""
+                         : " (qemu exited with status " + std::to_string(qemu_status.code) + ")") +
                     "\n  qemu said:\n" + qemu_errors + "  last console lines:\n" +
                     last_lines(dir / "console.log", 12));
   }

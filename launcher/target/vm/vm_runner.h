@@ -15,13 +15,13 @@
 namespace iotap::vm {
 
 struct VmRun {
-  std::string module_path;               // the .ko compiled for the guest kernel
+  std::string module_path;  // the .ko compiled for the guest kernel
   std::optional<StackPlan> stack;
-  std::vector<std::string> command;      // argv staprun -c runs; empty: run until stopped
-  std::vector<std::string> programs;     // host programs the guest needs, with their libraries
+  std::vector<std::string> command;   // argv staprun -c runs; empty: run until stopped
+  std::vector<std::string> programs;  // host programs the guest needs, with their libraries
   unsigned memory_mib = 1024;
   unsigned cpus = 2;
-  std::chrono::seconds timeout{0};       // 0: none; else stop the run (as Ctrl-C would) after it
+  std::chrono::seconds timeout{0};  // 0: none; else stop the run (as Ctrl-C would) after it
 };
 
 // What the guest reports about the stack it built.

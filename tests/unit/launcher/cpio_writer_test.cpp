@@ -21,7 +21,9 @@ struct Entry {
 std::map<std::string, Entry> read_newc(const std::string& bytes, bool* saw_trailer) {
   std::map<std::string, Entry> entries;
   size_t at = 0;
-  const auto field = [&](size_t index) { return static_cast<uint32_t>(std::stoul(bytes.substr(at + 6 + index * 8, 8), nullptr, 16)); };
+  const auto field = [&](size_t index) {
+    return static_cast<uint32_t>(std::stoul(bytes.substr(at + 6 + index * 8, 8), nullptr, 16));
+  };
   const auto align = [](size_t n) { return (n + 3) & ~size_t{3}; };
   *saw_trailer = false;
   while (at + 110 <= bytes.size()) {

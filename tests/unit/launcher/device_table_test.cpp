@@ -7,7 +7,8 @@ namespace {
 
 // iotime.stp's table as a guest run printed it: raid0(ram, delay(ram, 20ms)) read with 8 MiB
 // of O_DIRECT reads, with block_hasher's own lines around it.
-constexpr const char* kRecorded = R"(thread 0: 8 blocks, 8.0 MiB in 0.412 s, 19.4 MiB/s, 0 errors, sha1 2fd4e1c6
+constexpr const char* kRecorded =
+    R"(thread 0: 8 blocks, 8.0 MiB in 0.412 s, 19.4 MiB/s, 0 errors, sha1 2fd4e1c6
 device  rw   total (us)    count   avg (us)
   dm-0   R       939632       40      23490
    md0   R       193323        9      21480
@@ -17,8 +18,11 @@ device  rw   total (us)    count   avg (us)
 
 std::vector<vm::GuestDevice> incident_stack() {
   // As the guest reports raid0(ram*2, delay(ram, 50ms)): ids top-down, the top is 0.
-  return {{0, -1, "md0", "raid0(ram*2,delay(ram,50ms))"}, {1, 0, "ram0", "ram"}, {2, 0, "ram1", "ram"},
-          {3, 0, "dm-0", "delay(ram,50ms)"},             {4, 3, "ram2", "ram"}};
+  return {{0, -1, "md0", "raid0(ram*2,delay(ram,50ms))"},
+          {1, 0, "ram0", "ram"},
+          {2, 0, "ram1", "ram"},
+          {3, 0, "dm-0", "delay(ram,50ms)"},
+          {4, 3, "ram2", "ram"}};
 }
 
 TEST(DeviceTable, ParsesRowsAndSkipsOtherLines) {
@@ -33,7 +37,8 @@ TEST(DeviceTable, ParsesRowsAndSkipsOtherLines) {
 
 TEST(DeviceTable, TheDelayedMemberIsNamedAgainstItsSiblings) {
   const auto rows = parse_device_table(
-      "dm-0 R 2000000 40 50000\nmd0 R 2100000 60 35000\nram0 R 1600 40 40\nram1 R 2000 40 50\nram2 R 1200 40 30\n");
+      "dm-0 R 2000000 40 50000\nmd0 R 2100000 60 35000\nram0 R 1600 40 40\nram1 R 2000 40 50\nram2 "
+      "R 1200 40 30\n");
   const auto slow = find_slow_members(rows, incident_stack());
   ASSERT_EQ(slow.size(), 1U);
   EXPECT_EQ(slow[0].device.name, "dm-0");
@@ -45,7 +50,8 @@ TEST(DeviceTable, TheDelayedMemberIsNamedAgainstItsSiblings) {
 }
 
 TEST(DeviceTable, AHealthyStackHasNoSlowMember) {
-  const auto rows = parse_device_table("md0 R 9000 60 150\nram0 R 1600 40 40\nram1 R 2400 40 60\ndm-0 R 3000 40 75\n");
+  const auto rows = parse_device_table(
+      "md0 R 9000 60 150\nram0 R 1600 40 40\nram1 R 2400 40 60\ndm-0 R 3000 40 75\n");
   EXPECT_TRUE(find_slow_members(rows, incident_stack()).empty());
 }
 

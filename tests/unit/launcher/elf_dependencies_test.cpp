@@ -13,8 +13,9 @@ namespace iotap::vm {
 namespace {
 
 bool has_library(const std::vector<std::string>& paths, const std::string& soname) {
-  return std::any_of(paths.begin(), paths.end(),
-                     [&](const std::string& p) { return std::filesystem::path(p).filename() == soname; });
+  return std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+    return std::filesystem::path(p).filename() == soname;
+  });
 }
 
 TEST(ElfDependencies, BlockHasherNeedsLibcryptoAndTheLoader) {

@@ -12,7 +12,8 @@ namespace {
 
 TEST(Script, MarkersAreReplaced) {
   TempDir dir;
-  write_file(dir / "s.stp", "probe process(\"__EXE__\").mark(\"x\") { if (pid() == __PID__) exit() }\n");
+  write_file(dir / "s.stp",
+             "probe process(\"__EXE__\").mark(\"x\") { if (pid() == __PID__) exit() }\n");
   const std::string text = prepare_script(dir / "s.stp", {"/usr/bin/prog", 42});
   EXPECT_EQ(text, "probe process(\"/usr/bin/prog\").mark(\"x\") { if (pid() == 42) exit() }\n");
 }
@@ -24,7 +25,8 @@ TEST(Script, MarkerWithoutAValueSaysWhatToAdd) {
     prepare_script(dir / "s.stp", {"/bin/true", std::nullopt});
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("uses __PID__, which needs -x PID"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("uses __PID__, which needs -x PID"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -34,7 +36,9 @@ TEST(Script, AScriptWithoutMarkersIsUnchanged) {
   EXPECT_EQ(prepare_script(dir / "s.stp", {}), "probe begin { exit() }\n");
 }
 
-TEST(Script, MissingScriptIsAUserError) { EXPECT_THROW(prepare_script("/nonexistent.stp", {}), UserError); }
+TEST(Script, MissingScriptIsAUserError) {
+  EXPECT_THROW(prepare_script("/nonexistent.stp", {}), UserError);
+}
 
 TEST(WordexpQuoting, SingleQuotesSurviveWordexp) {
   EXPECT_EQ(vm::quote_for_wordexp("a b"), "'a b'");

@@ -18,7 +18,8 @@ TEST(StackPlan, TheIncidentBuildsMembersBeforeTheArray) {
   EXPECT_EQ(plan.devices[9].path, "/dev/ram7");
   EXPECT_EQ(plan.devices[9].parent, 8);
   EXPECT_EQ(plan.brd_options, (std::vector<std::string>{"rd_nr=8", "rd_size=65536"}));
-  EXPECT_EQ(plan.modules, (std::vector<std::string>{"brd", "dm-delay", "dm-mod", "md-mod", "raid0"}));
+  EXPECT_EQ(plan.modules,
+            (std::vector<std::string>{"brd", "dm-delay", "dm-mod", "md-mod", "raid0"}));
   const std::string& script = plan.guest_script;
   EXPECT_EQ(script,
             "iotap_disk 1 0 'ram' /dev/ram0\n"
@@ -29,23 +30,32 @@ TEST(StackPlan, TheIncidentBuildsMembersBeforeTheArray) {
             "iotap_disk 6 0 'ram' /dev/ram5\n"
             "iotap_disk 7 0 'ram' /dev/ram6\n"
             "iotap_disk 9 8 'ram' /dev/ram7\n"
-            "iotap_dm 8 0 'delay(ram,50ms)' iotap8 \"0 $(iotap_sectors /dev/ram7) delay /dev/ram7 0 50\"\n"
-            "iotap_md 0 -1 'raid0(ram*7,delay(ram,50ms))' /dev/md0 0 0 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 "
+            "iotap_dm 8 0 'delay(ram,50ms)' iotap8 \"0 $(iotap_sectors /dev/ram7) delay /dev/ram7 "
+            "0 50\"\n"
+            "iotap_md 0 -1 'raid0(ram*7,delay(ram,50ms))' /dev/md0 0 0 /dev/ram0 /dev/ram1 "
+            "/dev/ram2 /dev/ram3 "
             "/dev/ram4 /dev/ram5 /dev/ram6 /dev/mapper/iotap8\n");
 }
 
 TEST(StackPlan, NestingAndOptions) {
-  const StackPlan plan = plan_stack(parse_stack_spec("linear(raid0(chunk=64k, ram*2), raid1(ram, ram))"));
+  const StackPlan plan =
+      plan_stack(parse_stack_spec("linear(raid0(chunk=64k, ram*2), raid1(ram, ram))"));
   EXPECT_EQ(plan.top_path(), "/dev/mapper/iotap0");
-  EXPECT_NE(plan.guest_script.find("iotap_md 1 0 'raid0(chunk=64k,ram*2)' /dev/md0 0 64 /dev/ram0 /dev/ram1\n"), std::string::npos)
+  EXPECT_NE(plan.guest_script.find(
+                "iotap_md 1 0 'raid0(chunk=64k,ram*2)' /dev/md0 0 64 /dev/ram0 /dev/ram1\n"),
+            std::string::npos)
       << plan.guest_script;
-  EXPECT_NE(plan.guest_script.find("iotap_md 4 0 'raid1(ram,ram)' /dev/md1 1 0 /dev/ram2 /dev/ram3\n"), std::string::npos);
-  EXPECT_NE(plan.guest_script.find("iotap_dm 0 -1 'linear(raid0(chunk=64k,ram*2),raid1(ram,ram))' iotap0 \"$(iotap_linear_table /dev/md0 /dev/md1)\"\n"),
+  EXPECT_NE(
+      plan.guest_script.find("iotap_md 4 0 'raid1(ram,ram)' /dev/md1 1 0 /dev/ram2 /dev/ram3\n"),
+      std::string::npos);
+  EXPECT_NE(plan.guest_script.find("iotap_dm 0 -1 'linear(raid0(chunk=64k,ram*2),raid1(ram,ram))' "
+                                   "iotap0 \"$(iotap_linear_table /dev/md0 /dev/md1)\"\n"),
             std::string::npos);
 }
 
 TEST(StackPlan, VirtioDisksAndRamSizes) {
-  const StackPlan plan = plan_stack(parse_stack_spec("raid0(virtio:512M(iops=40), ram:32M, ram:32M)"));
+  const StackPlan plan =
+      plan_stack(parse_stack_spec("raid0(virtio:512M(iops=40), ram:32M, ram:32M)"));
   ASSERT_EQ(plan.virtio_disks.size(), 1U);
   EXPECT_EQ(plan.virtio_disks[0].iops, 40U);
   EXPECT_EQ(plan.devices[1].path, "/dev/vda");

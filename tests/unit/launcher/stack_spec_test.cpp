@@ -59,13 +59,17 @@ TEST(StackSpec, ErrorsPointAtTheOffendingCharacter) {
   EXPECT_NE(typo.find("unknown device 'dealy'"), std::string::npos) << typo;
   EXPECT_NE(typo.find("column 14"), std::string::npos) << typo;
   // The caret line sits under the 'd' of dealy.
-  EXPECT_NE(typo.find("\n    raid0(ram*7, dealy(ram, 50ms))\n                 ^"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("\n    raid0(ram*7, dealy(ram, 50ms))\n                 ^"),
+            std::string::npos)
+      << typo;
 
   EXPECT_NE(error_of("raid0(ram*7, delay(ram, 50))").find("needs a unit"), std::string::npos);
   EXPECT_NE(error_of("raid0(ram").find("ends where"), std::string::npos);
-  EXPECT_NE(error_of("raid0(ram)").find("raid0 needs at least 2 members, got 1"), std::string::npos);
+  EXPECT_NE(error_of("raid0(ram)").find("raid0 needs at least 2 members, got 1"),
+            std::string::npos);
   EXPECT_NE(error_of("ram*2").find("top of the stack is one device"), std::string::npos);
-  EXPECT_NE(error_of("raid1(chunk=64k, ram, ram)").find("does not apply to raid1"), std::string::npos);
+  EXPECT_NE(error_of("raid1(chunk=64k, ram, ram)").find("does not apply to raid1"),
+            std::string::npos);
   EXPECT_NE(error_of("raid0(ram*0)").find("count from 1"), std::string::npos);
   EXPECT_NE(error_of("raid0(ram, ram) x").find("after the top device"), std::string::npos);
   EXPECT_NE(error_of("ram(ram)").find("is a disk and has no members"), std::string::npos);

@@ -9,8 +9,10 @@ TEST(StapStderr, TakesTheExitStatusOutAndPassesTheRestOn) {
   std::string forwarded;
   StapStderr filter([&](std::string_view line) { forwarded += line; });
   // Lines arrive in pieces, from a serial port, with CRs.
-  filter.feed("WARNING: Number of errors: 0, skipped probes: 2\r\nWARNING: Child process exited wi");
-  filter.feed("th status 3\nWARNING: Kernel function symbol table missing [man warning::symbols]\nlast");
+  filter.feed(
+      "WARNING: Number of errors: 0, skipped probes: 2\r\nWARNING: Child process exited wi");
+  filter.feed(
+      "th status 3\nWARNING: Kernel function symbol table missing [man warning::symbols]\nlast");
   filter.flush();
   EXPECT_EQ(forwarded, "WARNING: Number of errors: 0, skipped probes: 2\nlast\n");
   ASSERT_TRUE(filter.target_exit_status().has_value());
@@ -38,7 +40,9 @@ namespace {
 TEST(StapStderr, ColourEscapesAreDropped) {
   std::string forwarded;
   StapStderr filter([&](std::string_view line) { forwarded += line; });
-  filter.feed("\x1b[00;33m\x1b[KWARNING:\x1b[m\x1b[K Child process exited with status 1\n\x1b[01;31m\x1b[KERROR:\x1b[m\x1b[K oops\n");
+  filter.feed(
+      "\x1b[00;33m\x1b[KWARNING:\x1b[m\x1b[K Child process exited with status "
+      "1\n\x1b[01;31m\x1b[KERROR:\x1b[m\x1b[K oops\n");
   EXPECT_EQ(filter.target_exit_status(), 1);
   EXPECT_EQ(forwarded, "ERROR: oops\n");
 }

@@ -12,7 +12,8 @@ TEST(ResolveCommand, WorkloadsByBareNameAndDevSubstituted) {
   const auto stack = vm::plan_stack(vm::parse_stack_spec("raid0(ram*2)"));
   const auto command = resolve_command("block_hasher -d __DEV__ -b 1048576 -t '8'", stack);
   EXPECT_TRUE(command.program.ends_with("/workloads/block_hasher/block_hasher")) << command.program;
-  EXPECT_EQ(command.argv, (std::vector<std::string>{command.program, "-d", "/dev/md0", "-b", "1048576", "-t", "8"}));
+  EXPECT_EQ(command.argv, (std::vector<std::string>{command.program, "-d", "/dev/md0", "-b",
+                                                    "1048576", "-t", "8"}));
 }
 
 TEST(ResolveCommand, ProgramsFromPathAndErrors) {
