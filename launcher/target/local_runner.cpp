@@ -9,8 +9,8 @@
 #include <chrono>
 #include <csignal>
 
-#include "target/vm/vm_runner.h"
 #include "util/process.h"
+#include "util/quoting.h"
 
 namespace iotap {
 
@@ -35,10 +35,7 @@ std::string local_kernel_problem() {
 int run_local(const LocalRun& run, const LocalEvents& events) {
   std::vector<std::string> argv{"staprun"};
   if (!run.command.empty()) {
-    std::string command;
-    for (const auto& word : run.command)
-      command += (command.empty() ? "" : " ") + vm::quote_for_wordexp(word);
-    argv.insert(argv.end(), {"-c", command});
+    argv.insert(argv.end(), {"-c", quoted_command(run.command)});
   } else if (run.pid) {
     argv.insert(argv.end(), {"-x", std::to_string(*run.pid)});
   }

@@ -4,22 +4,10 @@
 #include <string_view>
 
 #include "util/error.h"
+#include "util/quoting.h"
 
 namespace iotap::vm {
 namespace {
-
-// Spec text only ever holds [a-z0-9(),:*=.], but quote it anyway: it lands in a shell script.
-std::string quoted(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 class Planner {
  public:
@@ -58,8 +46,8 @@ class Planner {
   }
 
   void emit(const StackNode& node, PlannedDevice& device, const std::vector<std::string>& members) {
-    const std::string head =
-        std::to_string(device.id) + " " + std::to_string(device.parent) + " " + quoted(device.spec);
+    const std::string head = std::to_string(device.id) + " " + std::to_string(device.parent) + " " +
+                             single_quoted(device.spec);
     switch (node.kind) {
       case DeviceKind::kRam: {
         const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultRamBytes;

@@ -145,7 +145,8 @@ class Parser {
       count = count_value(n);
     }
     apply_arguments(node, args);
-    return std::vector<StackNode>(count, node);  // NOLINT(modernize-return-braced-init-list): count copies, not a list
+    return std::vector<StackNode>(
+        count, node);  // NOLINT(modernize-return-braced-init-list): count copies, not a list
   }
 
   // One argument as written; a repeated member (`ram*4`) comes back as its copies.

@@ -21,6 +21,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
+#include "util/quoting.h"
 #include "util/temp_dir.h"
 
 namespace iotap::vm {
@@ -130,10 +131,7 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   }
   image.add_file("/iotap/modules", modules);
   image.add_file("/iotap/stack.sh", stack_script);
-  std::string command;
-  for (const auto& word : run.command)
-    command += (command.empty() ? "" : " ") + quote_for_wordexp(word);
-  image.add_file("/iotap/command", command);
+  image.add_file("/iotap/command", quoted_command(run.command));
   image.add_file("/iotap/run.conf", "IOTAP_STAPRUN_OPTIONS=\n");
   for (const auto& program : run.programs) image.add_program(program);
 }
@@ -186,18 +184,6 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
 }
 
 }  // namespace
-
-std::string quote_for_wordexp(std::string_view word) {
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);

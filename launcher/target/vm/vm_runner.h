@@ -48,7 +48,5 @@ struct VmResult {
 
 VmResult run_in_vm(const VmRun& run, const VmEvents& events);
 
-// Quotes a word so that wordexp(3), which staprun applies to -c's string, yields it unchanged.
-std::string quote_for_wordexp(std::string_view word);
 
 }  // namespace iotap::vm

@@ -1,10 +1,11 @@
 #include "stap/script.h"
 
 #include <gtest/gtest.h>
+#include <wordexp.h>
 
-#include "target/vm/vm_runner.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/quoting.h"
 #include "util/temp_dir.h"
 
 namespace iotap::stap {
@@ -40,9 +41,16 @@ TEST(Script, MissingScriptIsAUserError) {
   EXPECT_THROW(prepare_script("/nonexistent.stp", {}), UserError);
 }
 
-TEST(WordexpQuoting, SingleQuotesSurviveWordexp) {
-  EXPECT_EQ(vm::quote_for_wordexp("a b"), "'a b'");
-  EXPECT_EQ(vm::quote_for_wordexp("it's $HOME"), "'it'\\''s $HOME'");
+TEST(Quoting, WordexpGivesBackTheWords) {
+  const std::vector<std::string> argv{"/bin/prog", "a b", "it's $HOME", "*", "`id`"};
+  const std::string command = quoted_command(argv);
+  EXPECT_EQ(single_quoted("it's"), "'it'\\''s'");
+  // What staprun does with -c's string: no command substitution, no variables, no globs.
+  wordexp_t words;
+  ASSERT_EQ(wordexp(command.c_str(), &words, WRDE_NOCMD | WRDE_UNDEF), 0);
+  const std::vector<std::string> back(words.we_wordv, words.we_wordv + words.we_wordc);
+  wordfree(&words);
+  EXPECT_EQ(back, argv);
 }
 
 }  // namespace
