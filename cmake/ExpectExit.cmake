@@ -1,6 +1,11 @@
-# cmake -DCOMMAND="prog;arg;..." -DEXPECT_EXIT=N -DEXPECT_REGEX=RE [-DREJECT_REGEX=RE] -P cmake/ExpectExit.cmake
+# Used by iotap_cli_test (cmake/Testing.cmake):
+# cmake -DCOMMAND="prog;arg;..." -DEXPECT_EXIT=N -DEXPECT_REGEX=RE [-DREJECT_REGEX=RE]
+#       [-DCOPY_FROM=FILE -DCOPY_TO=FILE] -P cmake/ExpectExit.cmake
 # A CLI test that checks the exit status and the output together; PASS_REGULAR_EXPRESSION alone
-# ignores the exit status.
+# ignores the exit status. COPY_* puts a binary under an awkward name first.
+if(DEFINED COPY_FROM)
+  file(COPY_FILE "${COPY_FROM}" "${COPY_TO}")
+endif()
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT status STREQUAL "${EXPECT_EXIT}")

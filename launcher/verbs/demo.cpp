@@ -126,7 +126,7 @@ int demo(Args args) {
                     {"devices", devices},
                     {"verdict", {{"slow_members", slow_members}}},
                     {"exit_status", result.exit_status}};
-    std::cout << json.dump(2) << "\n";
+    std::cout << to_text(json);
     return result.exit_status;
   }
   std::printf("\n");

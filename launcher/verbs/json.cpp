@@ -13,6 +13,10 @@ Json parent_name(const std::vector<vm::GuestDevice>& devices, const vm::GuestDev
   return nullptr;
 }
 
+std::string to_text(const Json& json) {
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 Json stack_json(const std::vector<vm::GuestDevice>& devices) {
   std::vector<vm::GuestDevice> by_id = devices;
   std::sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) { return a.id < b.id; });

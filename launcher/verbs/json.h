@@ -18,6 +18,9 @@ std::string json_string(std::string_view text);
 // The kernel name of a device's parent in the stack the guest reported, or null for the top.
 Json parent_name(const std::vector<vm::GuestDevice>& devices, const vm::GuestDevice& device);
 
+// Pretty-printed, with any byte that is not UTF-8 (a program may print anything) replaced.
+std::string to_text(const Json& json);
+
 // The stack as the guest built it: [{"name", "spec", "parent"}], top first.
 Json stack_json(const std::vector<vm::GuestDevice>& devices);
 

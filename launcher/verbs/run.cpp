@@ -101,9 +101,9 @@ int run(Args args) {
                     {"timed_out", result.timed_out},
                     {"output", captured}};
     if (file.is_open()) {
-      file << json.dump(2) << "\n";
+      file << to_text(json);
     } else {
-      std::cout << json.dump(2) << "\n";
+      std::cout << to_text(json);
     }
   }
   return result.exit_status;

@@ -1,6 +1,6 @@
 # USDT note reader: unit tests on real binaries built here, a CLI test of `iotap probes`, and
 # the note parser's fuzz target (libFuzzer with clang and IOTAP_FUZZ; a replay test always).
-set(usdt_dir ${CMAKE_CURRENT_SOURCE_DIR}/usdt)
+set(usdt_dir ${CMAKE_SOURCE_DIR}/tests/unit/usdt)
 
 # Programs made to be read. -O2 whatever the build type, so operand kinds stay as tested.
 add_executable(usdt_testprog ${usdt_dir}/usdt_testprog.c ${usdt_dir}/usdt_testprog_semaphore.c)
@@ -50,43 +50,36 @@ elseif(IOTAP_FUZZ)
 endif()
 
 # `iotap probes` end to end, checking exit status and output together.
-function(usdt_cli_test name status regex)
-  add_test(NAME ${name}
-           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;${ARGN}"
-                   -DEXPECT_EXIT=${status} "-DEXPECT_REGEX=${regex}"
-                   -P ${usdt_dir}/expect_exit.cmake)
-  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 60)
-endfunction()
-usdt_cli_test(usdt_cli_table 0
+iotap_cli_test(usdt_cli_table 0
   "iotap_test +typed +s8 u16 s32 u64 u64 +- +0x[0-9a-f]+\n.*iotap_test +guarded +u64 s16 +0x[0-9a-f]+ +0x[0-9a-f]+\n5 probes in [^\n]*usdt_testprog"
   probes $<TARGET_FILE:usdt_testprog>)
-usdt_cli_test(usdt_cli_json 0
+iotap_cli_test(usdt_cli_json 0
   "\"provider\": \"iotap_test\", \"name\": \"constant\", \"pc\": \"0x[0-9a-f]+\", \"semaphore\": null, \"args\": \\[{\"size\": 4, \"signed\": true, \"float\": false, \"operand\": \"\\$-7\"}\\]"
   probes --json $<TARGET_FILE:usdt_testprog>)
-usdt_cli_test(usdt_cli_json_semaphore 0
+iotap_cli_test(usdt_cli_json_semaphore 0
   "\"name\": \"guarded\", \"pc\": \"0x[0-9a-f]+\", \"semaphore\": \"0x[0-9a-f]+\""
   probes $<TARGET_FILE:usdt_testprog> --json)
-usdt_cli_test(usdt_cli_not_elf 2
+iotap_cli_test(usdt_cli_not_elf 2
   "iotap: [^\n]*usdt_noprobes.c is not an ELF file \\("
   probes ${usdt_dir}/usdt_noprobes.c)
-usdt_cli_test(usdt_cli_no_probes 2
+iotap_cli_test(usdt_cli_no_probes 2
   "iotap: [^\n]*usdt_noprobes has no USDT probes \\(no .note.stapsdt section\\); build it with <sys/sdt.h> probes"
   probes $<TARGET_FILE:usdt_noprobes>)
-usdt_cli_test(usdt_cli_missing 2 "iotap: /nonexistent does not exist" probes /nonexistent)
-usdt_cli_test(usdt_cli_no_binary 2 "iotap: probes needs a BINARY" probes)
+iotap_cli_test(usdt_cli_missing 2 "iotap: /nonexistent does not exist" probes /nonexistent)
+iotap_cli_test(usdt_cli_no_binary 2 "iotap: probes needs a BINARY" probes)
 # A path with a quote and a backslash must come out as valid JSON.
 set(awkward_copy "${CMAKE_CURRENT_BINARY_DIR}/usdt testprog \"quoted\" back\\slash")
 add_test(NAME usdt_cli_json_escaping
          COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;probes;--json;${awkward_copy}"
                  "-DCOPY_FROM=$<TARGET_FILE:usdt_testprog>" "-DCOPY_TO=${awkward_copy}"
                  -DEXPECT_EXIT=0 "-DEXPECT_REGEX=\"binary\": \"[^\n]*usdt testprog \\\\\"quoted\\\\\" back\\\\\\\\slash\","
-                 -P ${usdt_dir}/expect_exit.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/cmake/ExpectExit.cmake)
 set_tests_properties(usdt_cli_json_escaping PROPERTIES LABELS unit TIMEOUT 60)
 
 # The workload's probes as the tapsets expect them (workloads/block_hasher/probes.d).
 if(TARGET block_hasher)
-  usdt_cli_test(usdt_cli_block_hasher 0
+  iotap_cli_test(usdt_cli_block_hasher 0
     "block_hasher +read_start +u64 s32 u64 u64 u64 +0x[0-9a-f]+ +0x[0-9a-f]+\n.*block_hasher +read_done +u64 s32 u64 u64 u64 s64 +0x[0-9a-f]+ +0x"
     probes $<TARGET_FILE:block_hasher>)
 endif()
-usdt_cli_test(usdt_cli_help 0 "usage: iotap probes BINARY.*--json" probes --help)
+iotap_cli_test(usdt_cli_help 0 "usage: iotap probes BINARY.*--json" probes --help)

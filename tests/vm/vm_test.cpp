@@ -98,6 +98,35 @@ TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
   EXPECT_EQ(run_end[0], (std::vector<std::string>{"run_end", "32", "2097152", "0"}));
 }
 
+TEST_F(VmTest, TheEventStreamLosesNothing) {
+  const auto run = iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack", "raid0(ram*7, delay(ram, 50ms))",
+                          "-c", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  EXPECT_EQ(run.err.find("transport failures"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("skipped probes: "), std::string::npos) << run.err;
+  std::set<std::string> started;
+  std::set<std::string> done;
+  // Every event carries its CPU's sequence number: per CPU they count 1, 2, 3... with no gap.
+  std::map<std::string, std::set<uint64_t>> seq_by_cpu;
+  std::istringstream lines(run.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string kind, ts, cpu, seq, tid, request;
+    if (!(words >> kind >> ts >> cpu >> seq >> tid)) continue;
+    if (kind != "RS" && kind != "RD" && kind != "Q" && kind != "X" && kind != "M" && kind != "C") continue;
+    EXPECT_TRUE(seq_by_cpu[cpu].insert(std::stoull(seq)).second) << "sequence number twice: " << line;
+    if (kind == "RS" && (words >> request)) started.insert(request);
+    if (kind == "RD" && (words >> request)) done.insert(request);
+  }
+  EXPECT_EQ(started.size(), 64U);
+  EXPECT_EQ(done, started);
+  for (const auto& [cpu, seqs] : seq_by_cpu) {
+    EXPECT_EQ(*seqs.begin(), 1U) << "cpu " << cpu;
+    EXPECT_EQ(*seqs.rbegin(), seqs.size()) << "a gap in cpu " << cpu << "'s sequence";
+  }
+}
+
 TEST_F(VmTest, BiosOnTheArrayAreRemappedToEveryMember) {
   const auto run = iotap({"run", VM_SCRIPTS_DIR "/remaps.stp", "--json", "--target", "vm",
                           "--stack", "raid0(ram*3, delay(ram, 5ms))", "-c",

@@ -62,9 +62,9 @@ std::vector<std::string> base_programs() {
 }  // namespace
 
 const std::vector<std::string>& stack_module_names() {
-  static const std::vector<std::string> kNames{"brd",       "md-mod",     "raid0",
-                                               "raid1",     "dm-mod",     "dm-delay",
-                                               "dm-flakey", "virtio_pci", "virtio_blk"};
+  static const std::vector<std::string> kNames{
+      "brd",      "md-mod",    "raid0",      "raid1",      "dm-mod",
+      "dm-delay", "dm-flakey", "virtio_pci", "virtio_blk", "virtio_console"};
   return kNames;
 }
 

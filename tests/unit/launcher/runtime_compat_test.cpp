@@ -22,5 +22,14 @@ TEST(StapRuntimeCompat, TaskWorkCancelFuncIsUsedWhenTheKernelHasIt) {
   EXPECT_EQ(runtime.find("typeof(&task_work_cancel)"), std::string::npos);
 }
 
+// A flush into the last bytes of a relay sub-buffer is dropped by 4.8's runtime; the adapted
+// copy switches sub-buffers first (see cmake/StapRuntimeCompat.cmake).
+TEST(StapRuntimeCompat, FlushesNeverLandInASubBuffersLastBytes) {
+  const std::string applied = read_file(std::string(STAP_RUNTIME_DIR) + "/iotap-compat.txt");
+  const std::string relay = read_file(std::string(STAP_RUNTIME_DIR) + "/transport/relay_v2.c");
+  EXPECT_NE(applied.find("relay_subbuf_tail"), std::string::npos);
+  EXPECT_NE(relay.find("buf->chan->subbuf_size - buf->offset < 64"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace iotap

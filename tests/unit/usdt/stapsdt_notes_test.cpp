@@ -31,10 +31,21 @@ Bytes read_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// This run's scratch files, removed when the test binary exits so runs leave nothing behind.
+struct ScratchDir {
+  fs::path path = fs::path(::testing::TempDir()) / ("usdt_test." + std::to_string(getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
 fs::path write_temp(const std::string& name, const Bytes& bytes) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("usdt_test." + std::to_string(getpid()));
-  fs::create_directories(dir);
-  fs::path path = dir / name;
+  static const ScratchDir dir;
+  fs::path path = dir.path / name;
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(bytes.data()),
              static_cast<std::streamsize>(bytes.size()));

@@ -1,11 +1,12 @@
 #!/bin/busybox sh
 # iotap's guest init: PID 1 of the throwaway qemu guest that `--target vm` boots.
 #
-# The host (launcher/target/vm/vm_runner.cpp) talks to it over serial ports:
-#   ttyS0  kernel console, and this script's own progress; the host keeps it in a log
-#   ttyS1  the run's standard output (the script's output and the program's)
-#   ttyS2  control lines both ways: "status ...", "node ...", "exit N" from here; "stop" from the host
-#   ttyS3  the run's standard error
+# The host (launcher/target/vm/vm_runner.cpp) talks to it over:
+#   ttyS0          kernel console, and this script's own progress; the host keeps it in a log
+#   ttyS1          control lines both ways: "status ...", "node ...", "exit N" from here;
+#                  "stop" from the host
+#   org.iotap.out  (virtio-serial) the run's standard output: the script's and the program's
+#   org.iotap.err  (virtio-serial) the run's standard error
 # Everything run-specific comes in /iotap/ (the per-run part of the initramfs): run.conf,
 # modules, stack.sh, command and the compiled module. Nothing the user typed is evaluated by
 # this shell: the command line reaches staprun as one argument, read from a file.
@@ -22,8 +23,8 @@ mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /tmp /run /var/run
 # staprun's stderr is a serial tty; keep its messages free of colour codes.
 export TERM=dumb SYSTEMTAP_COLOR=never
-for port in ttyS1 ttyS2 ttyS3; do stty -F /dev/$port raw -echo; done
-exec 3>/dev/ttyS2
+stty -F /dev/ttyS1 raw -echo
+exec 3>/dev/ttyS1
 
 iotap_say() { echo "$*" >&3; }
 iotap_quit() {
@@ -91,6 +92,16 @@ while read -r module options; do
   insmod "$module" $options || iotap_fail "could not load $module"
 done </iotap/modules
 
+# iotap_port NAME: the device node of the virtio-serial port the host named NAME.
+iotap_port() {
+  for port in /sys/class/virtio-ports/*; do
+    [ "$(cat "$port/name")" = "$1" ] && echo "/dev/${port##*/}" && return 0
+  done
+  return 1
+}
+out=$(iotap_port org.iotap.out) || iotap_fail "no virtio-serial port for the output"
+err=$(iotap_port org.iotap.err) || iotap_fail "no virtio-serial port for errors"
+
 if [ -s /iotap/stack.sh ]; then
   iotap_say "status building stack"
   . /iotap/stack.sh
@@ -98,9 +109,9 @@ fi
 
 iotap_say "status running"
 if [ -s /iotap/command ]; then
-  staprun $IOTAP_STAPRUN_OPTIONS -c "$(cat /iotap/command)" /iotap/iotap.ko >/dev/ttyS1 2>/dev/ttyS3 &
+  staprun $IOTAP_STAPRUN_OPTIONS -c "$(cat /iotap/command)" /iotap/iotap.ko >"$out" 2>"$err" &
 else
-  staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko >/dev/ttyS1 2>/dev/ttyS3 &
+  staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko >"$out" 2>"$err" &
 fi
 staprun_pid=$!
 # The host's Ctrl-C arrives as "stop": staprun then unloads the module after its end probes,
@@ -108,7 +119,7 @@ staprun_pid=$!
 (
   while read -r request; do
     [ "$request" = stop ] && kill -INT "$staprun_pid"
-  done </dev/ttyS2
+  done </dev/ttyS1
 ) &
 listener_pid=$!
 wait "$staprun_pid"
