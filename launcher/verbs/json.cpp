@@ -22,8 +22,19 @@ Json stack_json(const std::vector<vm::GuestDevice>& devices) {
   std::sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   Json out = Json::array();
   for (const auto& device : by_id) {
-    out.push_back(
-        {{"name", device.name}, {"spec", device.spec}, {"parent", parent_name(devices, device)}});
+    Json entry{{"name", device.name},
+               {"dev", std::to_string(device.major) + ":" + std::to_string(device.minor)},
+               {"spec", device.spec},
+               {"parent", parent_name(devices, device)}};
+    if (!device.md_level.empty()) {
+      Json members = Json::array();
+      for (const auto& [name, offset] : device.md_members)
+        members.push_back({{"name", name}, {"data_offset_sectors", offset}});
+      entry["md"] = {
+          {"level", device.md_level}, {"chunk_bytes", device.chunk_bytes}, {"members", members}};
+    }
+    if (!device.dm_table.empty()) entry["dm_table"] = device.dm_table;
+    out.push_back(entry);
   }
   return out;
 }

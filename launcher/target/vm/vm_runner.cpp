@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <deque>
@@ -227,13 +228,45 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
     if (kind == "status") {
       std::string phrase;
       std::getline(words >> std::ws, phrase);
-      if (phrase == "running") running_since = Clock::now();
+      if (phrase == "running") {
+        running_since = Clock::now();
+        for (const auto& device : result.devices) events.device(device);
+      }
       events.status(phrase);
     } else if (kind == "node") {
       GuestDevice device;
-      words >> device.id >> device.parent >> device.name >> device.spec;
+      std::string numbers;
+      words >> device.id >> device.parent >> device.name >> numbers >> device.spec;
+      const auto colon = numbers.find(':');
+      if (colon != std::string::npos) {
+        // A malformed number leaves 0: the guest's lines are ours, but never worth a crash.
+        std::from_chars(numbers.data(), numbers.data() + colon, device.major);
+        std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), device.minor);
+      }
       result.devices.push_back(device);
-      events.device(device);
+    } else if (kind == "md" || kind == "dm") {
+      // Details follow their node line; they complete the device reported last under that name.
+      std::string name;
+      words >> name;
+      for (auto& device : result.devices) {
+        if (device.name != name) continue;
+        if (kind == "md") {
+          std::string member;
+          words >> device.md_level >> device.chunk_bytes;
+          while (words >> member) {
+            const auto colon = member.rfind(':');
+            uint64_t offset = 0;
+            if (colon != std::string::npos) {
+              std::from_chars(member.data() + colon + 1, member.data() + member.size(), offset);
+            }
+            device.md_members.emplace_back(member.substr(0, colon), offset);
+          }
+        } else {
+          std::string table;
+          std::getline(words >> std::ws, table);
+          device.dm_table.push_back(table);
+        }
+      }
     } else if (kind == "exit") {
       words >> result.exit_status;
       got_exit = true;

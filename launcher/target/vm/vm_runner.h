@@ -30,6 +30,14 @@ struct GuestDevice {
   int parent = -1;
   std::string name;  // kernel name: md0, dm-0, ram7
   std::string spec;
+  unsigned major = 0;
+  unsigned minor = 0;
+  // md arrays: level ("raid0"), chunk size, and members in slot order with their data offset.
+  std::string md_level;
+  uint64_t chunk_bytes = 0;
+  std::vector<std::pair<std::string, uint64_t>> md_members;  // kernel name, data offset in sectors
+  // dm devices: the table, one line per target ("0 131072 delay 1:7 0 50").
+  std::vector<std::string> dm_table;
 };
 
 struct VmEvents {
@@ -47,6 +55,5 @@ struct VmResult {
 };
 
 VmResult run_in_vm(const VmRun& run, const VmEvents& events);
-
 
 }  // namespace iotap::vm

@@ -16,13 +16,20 @@ device  rw   total (us)    count   avg (us)
   ram1   R          948       40         23
 )";
 
+vm::GuestDevice device(int id, int parent, const std::string& name, const std::string& spec) {
+  vm::GuestDevice out;
+  out.id = id;
+  out.parent = parent;
+  out.name = name;
+  out.spec = spec;
+  return out;
+}
+
 std::vector<vm::GuestDevice> incident_stack() {
   // As the guest reports raid0(ram*2, delay(ram, 50ms)): ids top-down, the top is 0.
-  return {{0, -1, "md0", "raid0(ram*2,delay(ram,50ms))"},
-          {1, 0, "ram0", "ram"},
-          {2, 0, "ram1", "ram"},
-          {3, 0, "dm-0", "delay(ram,50ms)"},
-          {4, 3, "ram2", "ram"}};
+  return {device(0, -1, "md0", "raid0(ram*2,delay(ram,50ms))"), device(1, 0, "ram0", "ram"),
+          device(2, 0, "ram1", "ram"), device(3, 0, "dm-0", "delay(ram,50ms)"),
+          device(4, 3, "ram2", "ram")};
 }
 
 TEST(DeviceTable, ParsesRowsAndSkipsOtherLines) {

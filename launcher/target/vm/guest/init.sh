@@ -47,7 +47,29 @@ iotap_kname() {
   basename "$(readlink "/sys/dev/block/$((0x${majmin%:*})):$((0x${majmin#*:}))")"
 }
 
-iotap_node() { iotap_say "node $1 $2 $(iotap_kname "$4") $3"; }
+# iotap_node ID PARENT SPEC PATH: reports a device the stack now has, as sysfs sees it:
+#   node ID PARENT NAME MAJ:MIN SPEC
+#   md NAME LEVEL CHUNK_BYTES MEMBER:DATA_OFFSET_SECTORS...   (members in slot order)
+#   dm NAME START LENGTH TARGET ARGS...                         (one per table line)
+iotap_node() {
+  local name sys
+  name=$(iotap_kname "$4") || iotap_fail "no kernel name for $4"
+  sys=/sys/block/$name
+  iotap_say "node $1 $2 $name $(cat "$sys/dev") $3"
+  if [ -d "$sys/md" ]; then
+    local members="" slot link member
+    slot=0
+    while link=$(readlink "$sys/md/rd$slot" 2>/dev/null); do
+      member=${link##*dev-}
+      members="$members $member:$(cat "$sys/md/dev-$member/offset")"
+      slot=$((slot + 1))
+    done
+    iotap_say "md $name $(cat "$sys/md/level") $(cat "$sys/md/chunk_size")$members"
+  fi
+  if [ -d "$sys/dm" ]; then
+    dmsetup table "$(cat "$sys/dm/name")" | while read -r line; do iotap_say "dm $name $line"; done
+  fi
+}
 
 # iotap_disk ID PARENT SPEC PATH
 iotap_disk() {
