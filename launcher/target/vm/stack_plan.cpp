@@ -105,11 +105,17 @@ class Planner {
                   std::to_string(node.up.count()) + " " + std::to_string(node.down.count()) + "\"";
           need("dm-flakey");
         } else {
-          // dm-error ignores what is under it; it takes the member's size so the stack's
-          // geometry is what the spec says.
-          const std::string size = members.empty() ? std::to_string(kDefaultRamBytes / 512)
-                                                   : "$(iotap_sectors " + members[0] + ")";
-          table = "\"0 " + size + " error\"";
+          // dm-error takes its member's size, so the stack's geometry is what the spec says.
+          // mdadm cannot build an array on a device that fails every I/O, so an error target
+          // with a member starts as a linear map of it and turns into an error target once the
+          // whole stack stands.
+          if (members.empty()) {
+            table = "\"0 " + std::to_string(kDefaultRamBytes / 512) + " error\"";
+          } else {
+            table = "\"0 $(iotap_sectors " + members[0] + ") linear " + members[0] + " 0\"";
+            finally_.push_back("iotap_dm_switch " + name + " \"0 $(iotap_sectors " + members[0] +
+                               ") error\"");
+          }
         }
         line("iotap_dm " + head + " " + name + " " + table);
         need("dm-mod");
@@ -127,6 +133,7 @@ class Planner {
   }
 
   void finish_modules() {
+    for (const auto& step : finally_) line(step);
     if (ram_count_ > 0) {
       plan_.brd_options = {"rd_nr=" + std::to_string(ram_count_),
                            "rd_size=" + std::to_string(ram_bytes_ / 1024)};
@@ -138,6 +145,7 @@ class Planner {
   int ram_count_ = 0;
   int md_count_ = 0;
   uint64_t ram_bytes_ = 0;
+  std::vector<std::string> finally_;  // steps that run once the whole stack is built
 };
 
 }  // namespace

@@ -53,6 +53,20 @@ TEST(StackPlan, NestingAndOptions) {
             std::string::npos);
 }
 
+TEST(StackPlan, AnErrorMemberTurnsIntoAnErrorTargetOnceTheArrayStands) {
+  const StackPlan plan = plan_stack(parse_stack_spec("raid0(ram*2, error(ram))"));
+  const std::string& script = plan.guest_script;
+  const auto created = script.find(
+      "iotap_dm 3 0 'error(ram)' iotap3 \"0 $(iotap_sectors /dev/ram2) linear /dev/ram2 0\"\n");
+  const auto array = script.find("iotap_md 0 -1");
+  const auto switched =
+      script.find("iotap_dm_switch iotap3 \"0 $(iotap_sectors /dev/ram2) error\"\n");
+  ASSERT_NE(created, std::string::npos) << script;
+  ASSERT_NE(switched, std::string::npos) << script;
+  EXPECT_LT(created, array);
+  EXPECT_LT(array, switched);
+}
+
 TEST(StackPlan, VirtioDisksAndRamSizes) {
   const StackPlan plan =
       plan_stack(parse_stack_spec("raid0(virtio:512M(iops=40), ram:32M, ram:32M)"));

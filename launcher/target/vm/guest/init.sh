@@ -106,6 +106,13 @@ iotap_dm() {
   iotap_node "$1" "$2" "$3" "/dev/mapper/$4"
 }
 
+# iotap_dm_switch NAME TABLE: replaces a live dm device's table (an error target that had to
+# start as linear so that mdadm could build the array above it).
+iotap_dm_switch() {
+  dmsetup suspend "$1" && echo "$2" | dmsetup load "$1" && dmsetup resume "$1" ||
+    iotap_fail "dmsetup could not switch $1 to: $2"
+}
+
 iotap_say "status booted"
 . /iotap/run.conf
 
