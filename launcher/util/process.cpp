@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ namespace {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
   if (options.new_process_group) ::setpgid(0, 0);
+  if (options.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   redirect(options.stdin_fd >= 0 ? options.stdin_fd : null_fd, STDIN_FILENO);
   redirect(options.stdout_fd, STDOUT_FILENO);

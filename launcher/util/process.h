@@ -29,6 +29,8 @@ struct SpawnOptions {
   // Own process group: a Ctrl-C on the terminal then reaches only iotap, which decides how to
   // stop the child (a guest must get the chance to run the script's end probes).
   bool new_process_group = false;
+  // Killed when iotap dies, even by SIGKILL: a guest never outlives the run that booted it.
+  bool die_with_parent = false;
 };
 
 // Starts argv[0] (searched in PATH) and returns its pid. Throws UserError naming the program

@@ -105,8 +105,13 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
   sinks.status(std::string("compiled in ") + took.data() + " s");
 
-  stap::StapStderr stderr_filter(
-      [](std::string_view line) { std::fwrite(line.data(), 1, line.size(), stderr); });
+  stap::StapStderr stderr_filter([&sinks](std::string_view line) {
+    if (sinks.diagnostic) {
+      sinks.diagnostic(line);
+    } else {
+      std::fwrite(line.data(), 1, line.size(), stderr);
+    }
+  });
   const auto run_start = Clock::now();
   if (vm) {
     vm::VmRun run;
@@ -124,6 +129,7 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
     events.status = [&](std::string_view phrase) {
       if (phrase == "running") {
         for (const auto& line : describe_stack(result.devices)) sinks.status(line);
+        if (sinks.stack) sinks.stack(result.devices);
       }
       if (phrase == "running" && command) {
         std::string shown;

@@ -15,6 +15,11 @@ namespace iotap::verbs {
 struct TracedRunSinks {
   std::function<void(std::string_view)> output;  // the script's and the program's stdout
   std::function<void(std::string_view)> status;  // progress, one phrase at a time
+  // Optional. A line of stap's and staprun's stderr ("WARNING: ..."); printed on stderr when
+  // not set.
+  std::function<void(std::string_view)> diagnostic;
+  // Optional. The stack as the guest built it, once, before the script's output starts.
+  std::function<void(const std::vector<vm::GuestDevice>&)> stack;
 };
 
 struct TracedRunResult {

@@ -12,6 +12,8 @@ using Args = std::span<const std::string>;
 int probes(Args args);
 int run(Args args);
 int demo(Args args);
+int attribute(Args args);
+int diagnose(Args args);
 
 struct Verb {
   std::string_view name;

@@ -37,3 +37,7 @@ iotap_cli_test(cli_run_unknown_program 2 "-c: program 'no-such-program' not foun
 iotap_cli_test(cli_run_dev_without_stack 2 "-c uses __DEV__, which stands for the top device of --stack" run ${iotime} --target vm -c "block_hasher -d __DEV__")
 iotap_cli_test(cli_run_pid_in_vm 2 "-x attaches to a process on this host" run ${iotime} --target vm -x 1)
 iotap_cli_test(cli_run_unknown_option 2 "iotap run: unrecognised option '--stak'" run ${iotime} --stak x)
+iotap_cli_test(cli_attribute_help 0 "usage: iotap attribute -c CMD.*--slowest N" attribute --help)
+iotap_cli_test(cli_diagnose_help 0 "usage: iotap diagnose -c CMD.*no slow member" diagnose --help)
+iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose reads to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_diagnose_bad_stack 2 "--stack: raid1 needs at least 2 members, got 1" diagnose --target vm --stack "raid1(ram)" -c block_hasher)

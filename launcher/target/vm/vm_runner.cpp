@@ -210,6 +210,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   options.stdout_fd = qemu_log;
   options.stderr_fd = qemu_log;
   options.new_process_group = true;
+  options.die_with_parent = true;
   events.status("booting the guest");
   const pid_t pid = spawn(qemu_command(qemu, kernel, run, dir, initrd), options);
   ::close(qemu_log);
@@ -244,6 +245,13 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
         std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), device.minor);
       }
       result.devices.push_back(device);
+    } else if (kind == "dmclear") {
+      // A dm device's table was replaced after it was reported (error targets, see init.sh).
+      std::string name;
+      words >> name;
+      for (auto& device : result.devices) {
+        if (device.name == name) device.dm_table.clear();
+      }
     } else if (kind == "md" || kind == "dm") {
       // Details follow their node line; they complete the device reported last under that name.
       std::string name;

@@ -111,6 +111,10 @@ iotap_dm() {
 iotap_dm_switch() {
   dmsetup suspend "$1" && echo "$2" | dmsetup load "$1" && dmsetup resume "$1" ||
     iotap_fail "dmsetup could not switch $1 to: $2"
+  local name
+  name=$(iotap_kname "/dev/mapper/$1")
+  iotap_say "dmclear $name"
+  dmsetup table "$1" | while read -r line; do iotap_say "dm $name $line"; done
 }
 
 iotap_say "status booted"

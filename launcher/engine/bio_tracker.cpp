@@ -1,0 +1,214 @@
+#include "bio_tracker.h"
+
+#include <algorithm>
+
+namespace iotap::engine {
+namespace {
+
+constexpr uint64_t kSector = 512;
+
+uint64_t sectors_of(uint64_t bytes) {
+  return std::max<uint64_t>(1, (bytes + kSector - 1) / kSector);
+}
+
+}  // namespace
+
+uint32_t BioTracker::device_of(uint32_t dev) {
+  const size_t index = stack_.index_of(dev);
+  if (index >= devices_.size()) devices_.resize(index + 1);
+  if (index >= in_flight_.size()) in_flight_.resize(index + 1);
+  return static_cast<uint32_t>(index);
+}
+
+uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, uint64_t bytes,
+                          uint32_t parent, uint8_t flags) {
+  const uint32_t index = pool_.make();  // its reference is the one in flight
+  BioNode& node = pool_[index];
+  node.address = event.id;
+  node.start = event.ts;
+  node.sector = sector;
+  node.sectors = sectors_of(bytes);
+  node.bytes = bytes;
+  node.device = device;
+  node.parent = parent;
+  node.tid = event.tid;
+  node.flags = flags | BioNode::in_flight;
+  if (parent != kNoNode) {
+    pool_.ref(parent);
+    const BioNode& up = pool_[parent];
+    if (up.has(BioNode::has_request)) {
+      node.flags |= BioNode::has_request;
+      node.request = up.request;
+    }
+  }
+  if (device != kNoDevice) {
+    auto& list = in_flight_[device];
+    node.slot = static_cast<uint32_t>(list.size());
+    list.push_back(index);
+  }
+  by_address_[event.id] = index;
+  return index;
+}
+
+void BioTracker::forget(uint32_t index) {
+  BioNode& node = pool_[index];
+  if (const auto it = by_address_.find(node.address);
+      it != by_address_.end() && it->second == index)
+    by_address_.erase(it);
+  if (node.device != kNoDevice) {
+    auto& list = in_flight_[node.device];
+    const uint32_t moved = list.back();
+    list[node.slot] = moved;
+    pool_[moved].slot = node.slot;
+    list.pop_back();
+  }
+  node.flags &= static_cast<uint8_t>(~BioNode::in_flight);
+}
+
+void BioTracker::abandon(uint32_t index) {
+  ++stats_.abandoned;
+  forget(index);
+  const uint32_t parent = pool_[index].parent;
+  if (parent != kNoNode) pool_.unref(parent);
+  pool_.unref(index);
+}
+
+void BioTracker::queue(const Event& event) {
+  const uint32_t device = device_of(event.dev);
+  if (const auto it = by_address_.find(event.id); it != by_address_.end()) {
+    BioNode& known = pool_[it->second];
+    if (known.has(BioNode::awaiting_queue) && known.device == device) {
+      // The member bio md or dm just remapped: its time on the member starts here.
+      known.start = event.ts;
+      known.flags &= static_cast<uint8_t>(~BioNode::awaiting_queue);
+      return;
+    }
+    abandon(it->second);
+  }
+  const Request* request = stack_.is_top(device) ? requests_.open_on(event.tid) : nullptr;
+  const uint32_t index = make(event, device, event.sector, event.bytes, kNoNode, BioNode::io);
+  if (request != nullptr) {
+    pool_[index].flags |= BioNode::has_request;
+    pool_[index].request = request->id;
+    requests_.add_root(request->id, index);
+  }
+}
+
+void BioTracker::split(const Event& event) {
+  if (const auto it = by_address_.find(event.id); it != by_address_.end()) abandon(it->second);
+  const auto parent = by_address_.find(event.parent);
+  if (parent == by_address_.end()) {
+    // A part of a bio never seen: kept so its completion is not taken for loss.
+    make(event, kNoDevice, event.sector, event.bytes, kNoNode, 0);
+    return;
+  }
+  const uint32_t parent_index = parent->second;
+  make(event, pool_[parent_index].device, event.sector, event.bytes, parent_index, 0);
+}
+
+uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) const {
+  uint32_t best = kNoNode;
+  for (const uint32_t index : in_flight_[device]) {
+    const BioNode& node = pool_[index];
+    if (sector < node.sector || sector - node.sector >= node.sectors) continue;
+    if (best == kNoNode) {
+      best = index;
+      continue;
+    }
+    const BioNode& other = pool_[best];
+    // Smallest first; then the one the remapping thread queued; then the newest.
+    if (node.sectors != other.sectors) {
+      if (node.sectors < other.sectors) best = index;
+    } else if ((node.tid == tid) != (other.tid == tid)) {
+      if (node.tid == tid) best = index;
+    } else if (node.start > other.start) {
+      best = index;
+    }
+  }
+  return best;
+}
+
+void BioTracker::remap(const Event& event) {
+  const uint32_t from = device_of(event.from_dev);
+  const uint32_t device = device_of(event.dev);
+  uint32_t parent = container(from, event.from_sector, event.tid);
+  uint8_t flags = BioNode::io | BioNode::awaiting_queue | BioNode::remapped;
+  if (const auto it = by_address_.find(event.id); it != by_address_.end()) {
+    if (pool_[it->second].device == from) {
+      // Older kernels remap the bio itself rather than a clone: one bio, two stages.
+      parent = it->second;
+      flags |= BioNode::same_bio;
+    } else {
+      abandon(it->second);
+    }
+  }
+  make(event, device, event.sector, event.bytes, parent, flags);
+}
+
+void BioTracker::complete(const Event& event) {
+  if (event.cpu >= split_completion_seq_.size()) split_completion_seq_.resize(event.cpu + 1, 0);
+  uint64_t& split_seq = split_completion_seq_[event.cpu];
+  const auto it = by_address_.find(event.id);
+  if (it == by_address_.end()) {
+    if (split_seq != 0 && split_seq == event.seq)
+      ++stats_.untraced_split_completions;
+    else
+      ++stats_.unmatched_completions;
+    split_seq = 0;
+    return;
+  }
+  const uint32_t index = it->second;
+  const BioNode& node = pool_[index];
+  const bool member_of_md_or_dm = node.has(BioNode::remapped) && node.parent != kNoNode &&
+                                  pool_[node.parent].device != kNoDevice &&
+                                  stack_[pool_[node.parent].device].layer != LayerId::member;
+  split_seq = member_of_md_or_dm ? event.seq + 1 : 0;
+  finish(index, event.ts, static_cast<int32_t>(event.value));
+}
+
+void BioTracker::finish(uint32_t index, uint64_t ts, int32_t error) {
+  forget(index);
+  BioNode& node = pool_[index];
+  node.end = std::max(ts, node.start);
+  node.error = error;
+  if (node.critical != kNoNode) {
+    const BioNode& child = pool_[node.critical];
+    uint64_t low = child.device == node.device ? child.covered_start : child.start;
+    uint64_t high = child.device == node.device ? child.covered_end : child.end;
+    low = std::max(low, node.start);
+    high = std::min(high, node.end);
+    if (high > low) {
+      node.covered_start = low;
+      node.covered_end = high;
+    }
+  }
+  if (node.has(BioNode::io) && node.device != kNoDevice) {
+    DeviceStats& stats = devices_[node.device];
+    const uint64_t dwell = node.dwell();
+    ++stats.ios;
+    stats.bytes += node.bytes;
+    if (error != 0) ++stats.errors;
+    stats.latency.add(dwell);
+    stats.dwell_ns += static_cast<double>(dwell);
+    stats.exclusive_ns += static_cast<double>(dwell - (node.covered_end - node.covered_start));
+  }
+  const uint32_t parent = node.parent;
+  const bool same_bio = node.has(BioNode::same_bio);
+  const uint64_t end = node.end;
+  if (parent != kNoNode) {
+    BioNode& up = pool_[parent];
+    if (up.critical == kNoNode || end >= pool_[up.critical].end) {
+      pool_.ref(index);
+      const uint32_t previous = up.critical;
+      up.critical = index;
+      if (previous != kNoNode) pool_.unref(previous);
+    }
+  }
+  pool_.unref(index);  // no longer in flight
+  if (parent != kNoNode) {
+    if (same_bio && pool_[parent].has(BioNode::in_flight)) finish(parent, ts, error);
+    pool_.unref(parent);
+  }
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,67 @@
+#pragma once
+// The block layer's bios (Q, X, M, C), joined by address into trees under the reads that
+// caused them:
+//   Q on a top device by a thread with an open read: a root bio of that read;
+//   X: a part cut from a bio in flight on the same device; it inherits the read;
+//   M: md or dm sent a bio on to a member; its parent is the bio in flight on FROM_DEV whose
+//      sectors contain FROM_SECTOR (the smallest such), because md also splits at chunk
+//      boundaries without an X event; the Q that follows on the member is the same bio;
+//   C: the bio ended; its address is free for reuse from here on.
+// Each io's completion is recorded on its device (DeviceStats).
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "bio_tree.h"
+#include "device_stats.h"
+#include "event.h"
+#include "request_tracker.h"
+#include "stack.h"
+
+namespace iotap::engine {
+
+struct BioStats {
+  uint64_t unmatched_completions = 0;       // C of a bio never seen start
+  uint64_t untraced_split_completions = 0;  // C of a bio md/dm split without a tracepoint
+  uint64_t abandoned = 0;                   // address reused before its C was seen
+};
+
+class BioTracker {
+ public:
+  BioTracker(BioPool& pool, Stack& stack, std::vector<DeviceStats>& devices,
+             RequestTracker& requests)
+      : pool_(pool), stack_(stack), devices_(devices), requests_(requests) {}
+
+  void queue(const Event& event);
+  void split(const Event& event);
+  void remap(const Event& event);
+  void complete(const Event& event);
+
+  const BioStats& stats() const { return stats_; }
+  size_t in_flight() const { return by_address_.size(); }
+
+ private:
+  uint32_t device_of(uint32_t dev);
+  // A new node for `event`'s bio on `device`, in flight and findable by its address.
+  uint32_t make(const Event& event, uint32_t device, uint64_t sector, uint64_t bytes,
+                uint32_t parent, uint8_t flags);
+  // The smallest bio in flight on `device` whose sectors contain `sector`.
+  uint32_t container(uint32_t device, uint64_t sector, int32_t tid) const;
+  void finish(uint32_t index, uint64_t ts, int32_t error);
+  // Gives up on a bio whose address came back before its completion did.
+  void abandon(uint32_t index);
+  void forget(uint32_t index);  // no longer in flight: out of the address map and device list
+
+  BioPool& pool_;
+  Stack& stack_;
+  std::vector<DeviceStats>& devices_;
+  RequestTracker& requests_;
+  std::unordered_map<uint64_t, uint32_t> by_address_;  // bios in flight
+  std::vector<std::vector<uint32_t>> in_flight_;       // by device
+  // Per CPU: the SEQ just after a completion of a member bio of md or dm. md completes the
+  // bio it split at a chunk boundary (no tracepoint saw it start) right there.
+  std::vector<uint64_t> split_completion_seq_;
+  BioStats stats_;
+};
+
+}  // namespace iotap::engine

@@ -1,0 +1,198 @@
+// The pipeline: bytes -> lines (LineSplitter) -> events (tokenize) -> one ordered stream
+// (Sorter) -> trackers (RequestTracker, BioTracker; RemapCheck beside them) -> Attribution
+// when a read ends -> the verdict and the Result at the end. An event travels one way.
+#include "iotap/engine.h"
+
+#include <charconv>
+#include <string>
+#include <system_error>
+
+#include "attribution.h"
+#include "bio_tracker.h"
+#include "remap_check.h"
+#include "request_tracker.h"
+#include "sorter.h"
+#include "stack.h"
+#include "tokenizer.h"
+#include "verdict.h"
+
+namespace iotap::engine {
+namespace {
+
+constexpr uint32_t kMaxCpus = 1U << 16U;
+
+// The number right after `marker` in `line`, or right before it when `before` is set.
+bool number_near(std::string_view line, std::string_view marker, bool before, uint64_t& out) {
+  const size_t at = line.find(marker);
+  if (at == std::string_view::npos) return false;
+  if (!before) {
+    size_t p = at + marker.size();
+    while (p < line.size() && line[p] == ' ') ++p;
+    const auto [end, ec] = std::from_chars(line.data() + p, line.data() + line.size(), out);
+    return ec == std::errc();
+  }
+  size_t end = at;
+  while (end > 0 && line[end - 1] == ' ') --end;
+  size_t begin = end;
+  while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9') --begin;
+  const auto [stop, ec] = std::from_chars(line.data() + begin, line.data() + end, out);
+  return ec == std::errc() && stop == line.data() + end;
+}
+
+Latency latency_of(const Histogram& h) {
+  Latency l;
+  l.count = h.count();
+  if (l.count == 0) return l;
+  l.mean_us = h.mean() / 1000;
+  l.p50_us = static_cast<double>(h.percentile(0.50)) / 1000;
+  l.p95_us = static_cast<double>(h.percentile(0.95)) / 1000;
+  l.p99_us = static_cast<double>(h.percentile(0.99)) / 1000;
+  l.max_us = static_cast<double>(h.max()) / 1000;
+  return l;
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  Impl(std::vector<StackDevice> devices, const Options& options)
+      : stack(std::move(devices)),
+        stats(stack.size()),
+        requests(pool),
+        bios(pool, stack, stats, requests),
+        attribution(pool, stack, options.slowest),
+        remaps(stack),
+        sorter(options.reorder_window_ns, options.reorder_window_events) {}
+
+  void line(std::string_view text) {
+    Event event;
+    const Tokenized t = tokenize(text, event);
+    switch (t.kind) {
+      case LineKind::event:
+        if (event.cpu >= kMaxCpus) {
+          ++loss.malformed_lines;
+          return;
+        }
+        ++events;
+        sorter.push(event, [this](const Event& e) { dispatch(e); });
+        return;
+      case LineKind::malformed:
+        ++loss.malformed_lines;
+        return;
+      case LineKind::header:
+      case LineKind::other:
+        ++other_lines;
+        return;
+    }
+  }
+
+  void dispatch(const Event& event) {
+    switch (event.kind) {
+      case Kind::read_start:
+        requests.start(event);
+        return;
+      case Kind::read_done:
+        if (!requests.done(event, [this](const Request& r, uint64_t end, int64_t result) {
+              attribution.finish(r, end, result);
+            }))
+          ++unmatched_read_ends;
+        return;
+      case Kind::queue:
+        bios.queue(event);
+        return;
+      case Kind::split:
+        bios.split(event);
+        return;
+      case Kind::remap:
+        remaps.check(event);
+        bios.remap(event);
+        return;
+      case Kind::complete:
+        bios.complete(event);
+        return;
+    }
+  }
+
+  Result finish() {
+    splitter.finish([this](std::string_view text) { line(text); });
+    sorter.flush([this](const Event& e) { dispatch(e); });
+
+    Result result;
+    result.events = events;
+    result.requests = latency_of(attribution.latency());
+    result.request_errors = attribution.errors();
+    result.layers = attribution.layers();
+    result.slowest = attribution.slowest();
+    stats.resize(stack.size());
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const Device& device = stack[i];
+      const DeviceStats& s = stats[i];
+      if (!device.in_stack && s.ios == 0) continue;
+      DeviceResult d;
+      d.name = device.info.name;
+      d.spec = device.info.spec;
+      d.parent = device.info.parent;
+      d.dev = device.info.dev;
+      d.ios = s.ios;
+      d.bytes = s.bytes;
+      d.errors = s.errors;
+      d.latency = latency_of(s.latency);
+      d.exclusive_us = s.ios == 0 ? 0 : s.exclusive_ns / static_cast<double>(s.ios) / 1000;
+      result.devices.push_back(std::move(d));
+    }
+    result.slow_members = find_slow_members(stack, stats, attribution);
+    result.failing_members = find_failing_members(stack, stats);
+
+    result.loss = loss;
+    result.loss.sequence_gaps = sorter.stats().sequence_gaps;
+    result.loss.events_lost = sorter.stats().events_lost;
+    result.loss.unmatched_completions = bios.stats().unmatched_completions + unmatched_read_ends;
+    result.stream.other_lines = other_lines;
+    result.stream.late_events = sorter.stats().late_events;
+    result.stream.untraced_split_completions = bios.stats().untraced_split_completions;
+    result.stream.abandoned_bios = bios.stats().abandoned;
+    result.stream.bios_in_flight = bios.in_flight();
+    result.stream.requests_unfinished = requests.open() + requests.abandoned();
+    result.remap_check.checked = remaps.checked();
+    result.remap_check.mismatches = remaps.mismatches();
+    result.remap_check.examples = remaps.examples();
+    return result;
+  }
+
+  Stack stack;
+  std::vector<DeviceStats> stats;
+  BioPool pool;
+  RequestTracker requests;
+  BioTracker bios;
+  Attribution attribution;
+  RemapChecker remaps;
+  Sorter sorter;
+  LineSplitter splitter;
+  Loss loss;
+  uint64_t events = 0;
+  uint64_t other_lines = 0;
+  uint64_t unmatched_read_ends = 0;
+};
+
+Engine::Engine(std::vector<StackDevice> stack, Options options)
+    : impl_(std::make_unique<Impl>(std::move(stack), options)) {}
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+void Engine::feed(std::string_view bytes) {
+  impl_->splitter.feed(
+      bytes, [this](std::string_view line) { impl_->line(line); },
+      [this] { ++impl_->other_lines; });
+}
+
+void Engine::note_stap_warning(std::string_view line) {
+  uint64_t n = 0;
+  if (number_near(line, "skipped probes:", false, n)) impl_->loss.skipped_probes += n;
+  if (number_near(line, "transport failures", true, n)) impl_->loss.transport_failures += n;
+}
+
+Result Engine::finish() {
+  return impl_->finish();
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,65 @@
+#include "histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace iotap::engine {
+
+size_t Histogram::bucket_of(uint64_t value) {
+  if (value < kSub) return static_cast<size_t>(value);
+  const unsigned shift = static_cast<unsigned>(std::bit_width(value)) - 1 - kSubBits;
+  return static_cast<size_t>((shift + 1) * kSub + ((value >> shift) - kSub));
+}
+
+uint64_t Histogram::bucket_low(size_t bucket) {
+  if (bucket < kSub) return bucket;
+  const uint64_t shift = bucket / kSub - 1;
+  return (kSub + bucket % kSub) << shift;
+}
+
+uint64_t Histogram::bucket_high(size_t bucket) {
+  if (bucket < kSub) return bucket;
+  const uint64_t shift = bucket / kSub - 1;
+  return bucket_low(bucket) + ((uint64_t{1} << shift) - 1);
+}
+
+void Histogram::add(uint64_t value) {
+  const size_t bucket = bucket_of(value);
+  if (bucket >= counts_.size()) counts_.resize(bucket + 1);
+  ++counts_[bucket];
+  ++count_;
+  sum_ += static_cast<double>(value);
+  max_ = std::max(max_, value);
+  min_ = std::min(min_, value);
+}
+
+void Histogram::merge(const Histogram& other) {
+  if (other.counts_.size() > counts_.size()) counts_.resize(other.counts_.size());
+  for (size_t i = 0; i < other.counts_.size(); ++i) counts_[i] += other.counts_[i];
+  count_ += other.count_;
+  sum_ += other.sum_;
+  max_ = std::max(max_, other.max_);
+  min_ = std::min(min_, other.min_);
+}
+
+uint64_t Histogram::percentile(double q) const {
+  if (count_ == 0) return 0;
+  const double wanted = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(count_));
+  const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(wanted));
+  // The ends are known exactly.
+  if (rank >= count_) return max_;
+  if (rank == 1) return min_;
+  uint64_t seen = 0;
+  for (size_t bucket = 0; bucket < counts_.size(); ++bucket) {
+    seen += counts_[bucket];
+    if (seen >= rank) {
+      const uint64_t low = bucket_low(bucket);
+      const uint64_t middle = low + (bucket_high(bucket) - low) / 2;
+      return std::clamp(middle, min_, max_);
+    }
+  }
+  return max_;
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,163 @@
+#pragma once
+// The correlation engine: the event stream of docs/event-format.md in, per-request, per-layer
+// and per-device results out. This header is the engine's whole public face; docs/engine.md
+// describes the pipeline behind it and what each number means.
+//
+//   iotap::engine::Engine engine(stack, {});
+//   engine.feed(chunk);                // as often as bytes arrive, cut anywhere
+//   engine.note_stap_warning(line);    // SystemTap's WARNING lines from stderr
+//   iotap::engine::Result result = engine.finish();
+//
+// Memory is bounded by what is in flight (open requests, bios not yet completed, the reorder
+// window), never by the length of the stream.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace iotap::engine {
+
+// One device of the stack, as the guest's sysfs showed it.
+struct StackDevice {
+  std::string name;          // kernel name: md0, dm-0, ram7
+  uint32_t dev = 0;          // kernel dev_t, major << 20 | minor, as in the events' DEV fields
+  std::string spec;          // its --stack node, e.g. "delay(ram,50ms)"; may be empty
+  std::string parent;        // the parent's kernel name; empty for the top device
+  std::string md_level;      // "raid0", "raid1"; empty if not md
+  uint64_t chunk_bytes = 0;  // md raid0 chunk size
+  std::vector<std::pair<std::string, uint64_t>> md_members;  // slot order: name, data offset
+                                                             // in sectors
+  std::vector<std::string> dm_table;  // "START LENGTH TARGET ARGS", e.g. "0 131072 delay 1:7 0 50"
+};
+
+// dev_t as the events carry it.
+constexpr uint32_t make_dev(uint32_t major, uint32_t minor) {
+  return major << 20U | minor;
+}
+
+struct Options {
+  size_t slowest = 0;                       // waterfalls kept for the N slowest requests
+  uint64_t reorder_window_ns = 50'000'000;  // events are held this long (in event time) ...
+  size_t reorder_window_events = 65'536;    // ... or until this many are held, to be merged
+};
+
+struct Latency {
+  uint64_t count = 0;
+  double mean_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0;
+};
+
+struct DeviceResult {
+  std::string name, spec, parent;
+  uint32_t dev = 0;
+  uint64_t ios = 0;  // bios completed on this device (a split part is not a separate io)
+  uint64_t bytes = 0;
+  uint64_t errors = 0;      // completions with a non-zero block status
+  Latency latency;          // queue to completion, per io
+  double exclusive_us = 0;  // mean per io of the part not spent in a device below it
+};
+
+// One step of a waterfall. Stages nest: a member's stage lies inside its array's.
+struct Stage {
+  std::string layer;   // "before submit", "md", "dm", "member device", "completion back up"
+  std::string device;  // empty for before submit and completion back up
+  uint64_t start_ns = 0, end_ns = 0;
+};
+
+struct Waterfall {
+  uint64_t request_id = 0;
+  int thread = 0;
+  uint64_t offset = 0, size = 0;
+  int64_t result = 0;
+  uint64_t start_ns = 0;  // the read's start (RS), for reading stages relative to it
+  uint64_t latency_ns = 0;
+  std::vector<Stage> stages;
+};
+
+// A share of the requests' time charged to one layer on their critical paths.
+struct Layer {
+  std::string name;
+  double mean_us = 0;  // per request
+  double share = 0;    // of all requests' time, 0..1
+};
+
+struct SlowMember {
+  std::string name, spec, parent;  // the device named: the member, or the device beneath it
+                                   // (through single-member devices) that carries its time
+  std::string member;              // the array member it is (or sits under)
+  std::string array;               // the device with siblings: the member's parent
+  double mean_us = 0;              // the named device's mean io latency
+  double siblings_mean_us = 0;     // median of the member's siblings' means
+  size_t siblings = 0;
+  double share_of_p99 = 0;  // of the slowest 1% of requests' time, the part in its subtree
+};
+
+// A member whose ios fail.
+struct FailingMember {
+  std::string name, spec, parent;
+  uint64_t ios = 0, errors = 0;
+};
+
+// What was lost on the way. All zero when nothing was.
+struct Loss {
+  uint64_t sequence_gaps = 0;          // places where a CPU's SEQ jumped
+  uint64_t events_lost = 0;            // the events those jumps skipped
+  uint64_t unmatched_completions = 0;  // C of a bio never seen start, RD of a read never seen
+  uint64_t malformed_lines = 0;        // lines that start as an event but do not parse
+  uint64_t skipped_probes = 0;         // SystemTap's own count
+  uint64_t transport_failures = 0;     // SystemTap's own count
+};
+
+// What the stream held besides events, and what the join could not finish. Not loss.
+struct StreamInfo {
+  uint64_t other_lines = 0;  // the traced program's output, the header
+  uint64_t late_events = 0;  // arrived after the reorder window had passed their time
+  uint64_t untraced_split_completions = 0;  // C of a bio md/dm split without a tracepoint
+  uint64_t abandoned_bios = 0;       // an address queued again before its completion was seen
+  uint64_t bios_in_flight = 0;       // at the end of the stream
+  uint64_t requests_unfinished = 0;  // reads whose end never came
+};
+
+struct RemapCheck {
+  uint64_t checked = 0, mismatches = 0;
+  std::vector<std::string> examples;  // the first few mismatches, one line each
+};
+
+struct Result {
+  Latency requests;
+  uint64_t request_errors = 0;        // reads that returned -errno
+  std::vector<DeviceResult> devices;  // the stack's devices in the order given, then others
+  std::vector<Layer> layers;          // the five layers, always, in the order above
+  std::vector<Waterfall> slowest;     // slowest first
+  std::vector<SlowMember> slow_members;
+  std::vector<FailingMember> failing_members;
+  Loss loss;
+  StreamInfo stream;
+  RemapCheck remap_check;
+  uint64_t events = 0;
+};
+
+class Engine {
+ public:
+  Engine(std::vector<StackDevice> stack, Options options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  Engine(Engine&& other) noexcept;
+  Engine& operator=(Engine&& other) noexcept;
+
+  // Bytes of the stream, cut anywhere: a line may straddle calls.
+  void feed(std::string_view bytes);
+  // One line of SystemTap's stderr; its skipped-probe and transport-failure counts go to loss.
+  void note_stap_warning(std::string_view line);
+  // Ends the stream (a last line without a newline counts) and computes the results.
+  Result finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace iotap::engine

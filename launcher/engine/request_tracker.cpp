@@ -1,0 +1,44 @@
+#include "request_tracker.h"
+
+namespace iotap::engine {
+
+void RequestTracker::start(const Event& event) {
+  // A thread has one read open at a time: an earlier one still open lost its end.
+  if (const auto t = by_tid_.find(event.tid); t != by_tid_.end()) {
+    if (const auto it = open_.find(t->second); it != open_.end()) {
+      close(it);
+      ++abandoned_;
+    }
+  }
+  if (const auto it = open_.find(event.id); it != open_.end()) {
+    close(it);
+    ++abandoned_;
+  }
+  Request request;
+  request.id = event.id;
+  request.tid = event.tid;
+  request.thread = event.thread;
+  request.block = event.block;
+  request.offset = event.offset;
+  request.size = event.size;
+  request.start = event.ts;
+  open_.emplace(event.id, std::move(request));
+  by_tid_[event.tid] = event.id;
+}
+
+void RequestTracker::add_root(uint64_t request, uint32_t node) {
+  const auto it = open_.find(request);
+  if (it == open_.end()) return;
+  pool_.ref(node);
+  it->second.roots.push_back(node);
+}
+
+void RequestTracker::close(std::unordered_map<uint64_t, Request>::iterator it) {
+  const Request& request = it->second;
+  if (const auto t = by_tid_.find(request.tid); t != by_tid_.end() && t->second == request.id)
+    by_tid_.erase(t);
+  for (const uint32_t root : request.roots) pool_.unref(root);
+  open_.erase(it);
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,62 @@
+#pragma once
+// The user-level reads (USDT RS/RD): which read each thread has open, and which root bios each
+// read queued. A read ends at RD and goes, with its bio trees, to attribution.
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "bio_tree.h"
+#include "event.h"
+
+namespace iotap::engine {
+
+struct Request {
+  uint64_t id = 0;
+  int32_t tid = 0;
+  int32_t thread = 0;
+  uint64_t block = 0, offset = 0, size = 0;
+  uint64_t start = 0;
+  std::vector<uint32_t> roots;  // held in the pool until the read ends
+};
+
+class RequestTracker {
+ public:
+  explicit RequestTracker(BioPool& pool) : pool_(pool) {}
+
+  void start(const Event& event);
+
+  // The read `tid` has open, if any.
+  const Request* open_on(int32_t tid) const {
+    const auto t = by_tid_.find(tid);
+    if (t == by_tid_.end()) return nullptr;
+    const auto it = open_.find(t->second);
+    return it == open_.end() ? nullptr : &it->second;
+  }
+  void add_root(uint64_t request, uint32_t node);
+
+  // Ends the read; calls finished(const Request&, end_ts, result). False if the read was never
+  // seen to start.
+  template <typename Finished>
+  bool done(const Event& event, Finished&& finished) {
+    const auto it = open_.find(event.id);
+    if (it == open_.end()) return false;
+    finished(it->second, event.ts, event.value);
+    close(it);
+    return true;
+  }
+
+  size_t open() const { return open_.size(); }
+  uint64_t abandoned() const { return abandoned_; }
+
+ private:
+  // Forgets the read and lets go of its bio trees.
+  void close(std::unordered_map<uint64_t, Request>::iterator it);
+
+  BioPool& pool_;
+  std::unordered_map<uint64_t, Request> open_;  // by request id
+  std::unordered_map<int32_t, uint64_t> by_tid_;
+  uint64_t abandoned_ = 0;  // reads whose thread started another before their end was seen
+};
+
+}  // namespace iotap::engine

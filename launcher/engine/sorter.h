@@ -1,0 +1,102 @@
+#pragma once
+// Merges the CPUs' streams into one, ordered by TS, within a bounded window. Each CPU's events
+// arrive in order (docs/event-format.md); CPUs interleave arbitrarily, in batches as the
+// transport drains each CPU's buffer. An event is released, earliest first, once the newest
+// event seen is a window past it, or once the window holds too many events: memory is bounded
+// by the window. (Releasing as soon as every CPU seen so far has a later event waiting would be
+// faster but wrong: a CPU not seen yet may still deliver an older batch.) An event that arrives
+// after a later one was released goes out next, and is counted as late.
+// SEQ gaps are counted here, in arrival order, where a CPU's numbering is still its own.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "event.h"
+
+namespace iotap::engine {
+
+struct SorterStats {
+  uint64_t sequence_gaps = 0;  // jumps (and steps back) in a CPU's SEQ
+  uint64_t events_lost = 0;    // events the forward jumps skipped
+  uint64_t late_events = 0;    // arrived after a later event had been released
+};
+
+class Sorter {
+ public:
+  Sorter(uint64_t window_ns, size_t window_events)
+      : window_ns_(window_ns), window_events_(window_events == 0 ? 1 : window_events) {}
+
+  // Takes one event; calls emit(const Event&) for every event it releases.
+  template <typename Emit>
+  void push(const Event& event, Emit&& emit) {
+    Cpu& cpu = cpu_for(event.cpu);
+    check_sequence(cpu, event.seq);
+    if (event.ts < released_ts_) ++stats_.late_events;
+    cpu.queue.push(event);
+    ++held_;
+    if (event.ts > newest_ts_) newest_ts_ = event.ts;
+    release(emit, false);
+  }
+
+  // The stream ended: releases everything still held, in order.
+  template <typename Emit>
+  void flush(Emit&& emit) {
+    release(emit, true);
+  }
+
+  [[nodiscard]] const SorterStats& stats() const { return stats_; }
+  [[nodiscard]] size_t held() const { return held_; }
+
+ private:
+  // A FIFO that reuses its storage: the window's events live here.
+  class Ring {
+   public:
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    [[nodiscard]] const Event& front() const { return slots_[head_]; }
+    void push(const Event& event);
+    void pop() {
+      head_ = (head_ + 1) & (slots_.size() - 1);
+      --size_;
+    }
+
+   private:
+    std::vector<Event> slots_;  // a power of two in size
+    size_t head_ = 0, size_ = 0;
+  };
+
+  struct Cpu {
+    Ring queue;
+    uint64_t last_seq = 0;
+    bool seen = false;
+  };
+
+  Cpu& cpu_for(uint32_t number);
+  void check_sequence(Cpu& cpu, uint64_t seq);
+  // The CPU whose next event is the earliest; nullptr when nothing is held.
+  Cpu* earliest();
+
+  template <typename Emit>
+  void release(Emit& emit, bool all) {
+    while (held_ > 0) {
+      Cpu* cpu = earliest();
+      const Event& event = cpu->queue.front();
+      const bool safe = all || held_ > window_events_ || newest_ts_ - event.ts >= window_ns_;
+      if (!safe) return;
+      if (event.ts > released_ts_) released_ts_ = event.ts;
+      emit(event);
+      cpu->queue.pop();
+      --held_;
+    }
+  }
+
+  uint64_t window_ns_;
+  size_t window_events_;
+  std::vector<Cpu> cpus_;         // by CPU number
+  std::vector<uint32_t> active_;  // the CPU numbers seen, for the scan in earliest()
+  size_t held_ = 0;
+  uint64_t newest_ts_ = 0;
+  uint64_t released_ts_ = 0;
+  SorterStats stats_;
+};
+
+}  // namespace iotap::engine

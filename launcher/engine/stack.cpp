@@ -1,0 +1,135 @@
+#include "stack.h"
+
+#include <charconv>
+#include <string_view>
+#include <system_error>
+
+namespace iotap::engine {
+namespace {
+
+constexpr uint32_t kMdMajor = 9;
+
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const size_t start = text.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    text.remove_prefix(start);
+    const size_t end = text.find(' ');
+    out.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end);
+  }
+  return out;
+}
+
+bool parse_u64(std::string_view text, uint64_t& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// "MAJ:MIN" as dmsetup prints a table's devices.
+bool parse_majmin(std::string_view text, uint32_t& dev) {
+  const size_t colon = text.find(':');
+  uint64_t major = 0;
+  uint64_t minor = 0;
+  if (colon == std::string_view::npos || !parse_u64(text.substr(0, colon), major) ||
+      !parse_u64(text.substr(colon + 1), minor) || major >= (1U << 12) || minor >= (1U << 20))
+    return false;
+  dev = make_dev(static_cast<uint32_t>(major), static_cast<uint32_t>(minor));
+  return true;
+}
+
+DmTarget parse_target(std::string_view line) {
+  DmTarget target;
+  const auto w = words(line);
+  if (w.size() < 3 || !parse_u64(w[0], target.start) || !parse_u64(w[1], target.length))
+    return target;
+  target.type = std::string(w[2]);
+  // linear DEV OFFSET; delay DEV OFFSET DELAY ...; flakey DEV OFFSET UP DOWN ...
+  if ((target.type == "linear" || target.type == "delay" || target.type == "flakey") &&
+      w.size() >= 5)
+    target.mapped = parse_majmin(w[3], target.dev) && parse_u64(w[4], target.offset);
+  return target;
+}
+
+}  // namespace
+
+const char* layer_name(LayerId layer) {
+  switch (layer) {
+    case LayerId::before_submit:
+      return "before submit";
+    case LayerId::md:
+      return "md";
+    case LayerId::dm:
+      return "dm";
+    case LayerId::member:
+      return "member device";
+    case LayerId::completion:
+      return "completion back up";
+  }
+  return "?";
+}
+
+std::string dev_name(uint32_t dev) {
+  return std::to_string(dev >> 20U) + ":" + std::to_string(dev & ((1U << 20U) - 1));
+}
+
+Stack::Stack(std::vector<StackDevice> devices) : stack_size_(devices.size()) {
+  std::unordered_map<std::string, size_t> by_name;
+  devices_.reserve(devices.size());
+  for (auto& info : devices) {
+    Device device;
+    device.in_stack = true;
+    if (!info.md_level.empty() || info.dev >> 20U == kMdMajor)
+      device.layer = LayerId::md;
+    else if (!info.dm_table.empty() || info.name.starts_with("dm-"))
+      device.layer = LayerId::dm;
+    for (const auto& line : info.dm_table) device.dm_targets.push_back(parse_target(line));
+    by_name.emplace(info.name, devices_.size());
+    by_dev_.emplace(info.dev, devices_.size());
+    device.info = std::move(info);
+    devices_.push_back(std::move(device));
+  }
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    Device& device = devices_[i];
+    if (const auto it = by_name.find(device.info.parent); it != by_name.end()) {
+      device.parent = it->second;
+      devices_[it->second].children.push_back(i);
+    }
+    for (const auto& [name, offset] : device.info.md_members) {
+      const auto it = by_name.find(name);
+      device.md_slots.push_back(it == by_name.end() ? 0 : devices_[it->second].info.dev);
+    }
+  }
+}
+
+size_t Stack::index_of(uint32_t dev) {
+  if (dev == last_dev_) return last_index_;
+  auto it = by_dev_.find(dev);
+  if (it == by_dev_.end()) {
+    Device device;
+    device.info.name = dev_name(dev);
+    device.info.dev = dev;
+    if (dev >> 20U == kMdMajor) device.layer = LayerId::md;
+    it = by_dev_.emplace(dev, devices_.size()).first;
+    devices_.push_back(std::move(device));
+  }
+  last_dev_ = dev;
+  last_index_ = it->second;
+  return it->second;
+}
+
+std::string Stack::name_of(uint32_t dev) const {
+  const auto it = by_dev_.find(dev);
+  return it == by_dev_.end() ? dev_name(dev) : devices_[it->second].info.name;
+}
+
+std::vector<size_t> Stack::subtree(size_t i) const {
+  std::vector<size_t> out{i};
+  for (size_t k = 0; k < out.size(); ++k)
+    for (const size_t child : devices_[out[k]].children) out.push_back(child);
+  return out;
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,140 @@
+#include "tokenizer.h"
+
+#include <charconv>
+#include <cstdint>
+#include <system_error>
+
+namespace iotap::engine {
+namespace {
+
+// Reads space-separated fields left to right; any failure sticks.
+class Fields {
+ public:
+  Fields(const char* begin, const char* end) : p_(begin), end_(end) {}
+
+  template <typename T>
+  bool number(T& out, int base = 10) {
+    if (!skip_spaces()) return false;
+    const auto [next, ec] = std::from_chars(p_, end_, out, base);
+    if (ec != std::errc() || (next != end_ && *next != ' ')) return fail();
+    p_ = next;
+    return true;
+  }
+
+  bool dev(uint32_t& out) {
+    uint64_t value = 0;
+    if (!number(value)) return false;
+    if (value > UINT32_MAX) return fail();
+    out = static_cast<uint32_t>(value);
+    return true;
+  }
+
+  bool rw(char& out) {
+    if (!skip_spaces()) return false;
+    if (end_ - p_ < 1 || (p_ + 1 != end_ && p_[1] != ' ')) return fail();
+    if (*p_ != 'R' && *p_ != 'W' && *p_ != '-') return fail();
+    out = *p_++;
+    return true;
+  }
+
+  // Every field was read and nothing is left.
+  bool done() {
+    while (p_ != end_ && *p_ == ' ') ++p_;
+    return ok_ && p_ == end_;
+  }
+
+ private:
+  bool skip_spaces() {
+    if (!ok_) return false;
+    if (p_ == end_ || *p_ != ' ') return fail();
+    while (p_ != end_ && *p_ == ' ') ++p_;
+    if (p_ == end_) return fail();
+    return true;
+  }
+  bool fail() {
+    ok_ = false;
+    return false;
+  }
+
+  const char* p_;
+  const char* end_;
+  bool ok_ = true;
+};
+
+// The kind from the line's first word; false if it is no event's.
+bool kind_of(std::string_view word, Kind& kind) {
+  if (word.size() == 1) {
+    switch (word[0]) {
+      case 'Q':
+        kind = Kind::queue;
+        return true;
+      case 'X':
+        kind = Kind::split;
+        return true;
+      case 'M':
+        kind = Kind::remap;
+        return true;
+      case 'C':
+        kind = Kind::complete;
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (word == "RS") {
+    kind = Kind::read_start;
+    return true;
+  }
+  if (word == "RD") {
+    kind = Kind::read_done;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Tokenized tokenize(std::string_view line, Event& event) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos) return {LineKind::other, nullptr};
+  const std::string_view word = line.substr(0, space);
+  if (!kind_of(word, event.kind)) {
+    if (word == "iotap-events") return {LineKind::header, nullptr};
+    return {LineKind::other, nullptr};
+  }
+
+  Fields f(line.data() + space, line.data() + line.size());
+  if (!(f.number(event.ts) && f.number(event.cpu) && f.number(event.seq) && f.number(event.tid)))
+    return {LineKind::malformed, "bad TS CPU SEQ TID"};
+  bool read = false;
+  switch (event.kind) {
+    case Kind::read_start:
+      read = f.number(event.id) && f.number(event.thread) && f.number(event.block) &&
+             f.number(event.offset) && f.number(event.size);
+      break;
+    case Kind::read_done:
+      read = f.number(event.id) && f.number(event.value);
+      break;
+    case Kind::queue:
+      read = f.number(event.id, 16) && f.dev(event.dev) && f.number(event.sector) &&
+             f.number(event.bytes) && f.rw(event.rw);
+      break;
+    case Kind::split:
+      read = f.number(event.id, 16) && f.number(event.parent, 16) && f.number(event.sector) &&
+             f.number(event.bytes) && f.rw(event.rw);
+      break;
+    case Kind::remap:
+      read = f.number(event.id, 16) && f.dev(event.dev) && f.number(event.sector) &&
+             f.number(event.bytes) && f.dev(event.from_dev) && f.number(event.from_sector);
+      break;
+    case Kind::complete:
+      read = f.number(event.id, 16) && f.number(event.value);
+      break;
+  }
+  if (!read) return {LineKind::malformed, "bad or missing field"};
+  if (!f.done()) return {LineKind::malformed, "extra fields"};
+  return {LineKind::event, nullptr};
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,92 @@
+#include "verdict.h"
+
+#include <algorithm>
+
+namespace iotap::engine {
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+const DeviceStats* stats_of(const std::vector<DeviceStats>& devices, size_t i) {
+  return i < devices.size() && devices[i].ios > 0 ? &devices[i] : nullptr;
+}
+
+// The device beneath `member` (or the member) that carries its time.
+size_t carrier(const Stack& stack, const std::vector<DeviceStats>& devices, size_t member,
+               double carries) {
+  const DeviceStats* own = stats_of(devices, member);
+  size_t named = member;
+  size_t device = member;
+  while (stack[device].children.size() == 1) {
+    device = stack[device].children.front();
+    const DeviceStats* below = stats_of(devices, device);
+    if (below != nullptr && own != nullptr && own->dwell_ns > 0 &&
+        below->exclusive_ns >= carries * own->dwell_ns)
+      named = device;
+  }
+  return named;
+}
+
+}  // namespace
+
+std::vector<SlowMember> find_slow_members(const Stack& stack,
+                                          const std::vector<DeviceStats>& devices,
+                                          const Attribution& attribution,
+                                          const VerdictRules& rules) {
+  std::vector<SlowMember> slow;
+  for (size_t array = 0; array < stack.size(); ++array) {
+    const auto& members = stack[array].children;
+    if (members.size() < 2) continue;
+    for (const size_t member : members) {
+      const DeviceStats* own = stats_of(devices, member);
+      if (own == nullptr) continue;
+      std::vector<double> siblings;
+      for (const size_t sibling : members)
+        if (const DeviceStats* s = stats_of(devices, sibling); sibling != member && s != nullptr)
+          siblings.push_back(s->latency.mean());
+      if (siblings.empty()) continue;
+      const double baseline = median(siblings);
+      const double mean = own->latency.mean();
+      if (mean <= rules.times_siblings * baseline || mean - baseline <= rules.above_siblings_ns)
+        continue;
+      const size_t named = carrier(stack, devices, member, rules.carries);
+      SlowMember result;
+      result.name = stack[named].info.name;
+      result.spec = stack[named].info.spec;
+      result.parent = stack[named].info.parent;
+      result.member = stack[member].info.name;
+      result.array = stack[array].info.name;
+      result.mean_us = devices[named].latency.mean() / 1000;
+      result.siblings_mean_us = baseline / 1000;
+      result.siblings = siblings.size();
+      result.share_of_p99 = attribution.share_of_tail(stack.subtree(member), rules.tail_quantile);
+      slow.push_back(std::move(result));
+    }
+  }
+  std::stable_sort(slow.begin(), slow.end(), [](const SlowMember& a, const SlowMember& b) {
+    return a.share_of_p99 > b.share_of_p99;
+  });
+  return slow;
+}
+
+std::vector<FailingMember> find_failing_members(const Stack& stack,
+                                                const std::vector<DeviceStats>& devices) {
+  std::vector<FailingMember> failing;
+  for (size_t i = 0; i < stack.size() && i < devices.size(); ++i) {
+    if (!stack[i].in_stack || devices[i].errors == 0) continue;
+    const auto& children = stack[i].children;
+    const bool below = std::any_of(children.begin(), children.end(), [&](size_t child) {
+      return child < devices.size() && devices[child].errors > 0;
+    });
+    if (below) continue;
+    failing.push_back({stack[i].info.name, stack[i].info.spec, stack[i].info.parent, devices[i].ios,
+                       devices[i].errors});
+  }
+  return failing;
+}
+
+}  // namespace iotap::engine

@@ -1,0 +1,122 @@
+#include "iotap/report.h"
+
+namespace iotap::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json latency_us(const engine::Latency& l) {
+  return Json{{"mean", l.mean_us},
+              {"p50", l.p50_us},
+              {"p95", l.p95_us},
+              {"p99", l.p99_us},
+              {"max", l.max_us}};
+}
+
+// Microseconds from `from` to `to`, which may be earlier. Subtracted as integers: a double
+// cannot hold a nanosecond timestamp exactly.
+double since(uint64_t from, uint64_t to) {
+  return to >= from ? static_cast<double>(to - from) / 1000
+                    : -static_cast<double>(from - to) / 1000;
+}
+
+// An absent name (no spec, no parent) is null, as in iotap.run/1's device list.
+Json name_or_null(const std::string& name) {
+  return name.empty() ? Json(nullptr) : Json(name);
+}
+
+std::string dev_text(uint32_t dev) {
+  return std::to_string(dev >> 20U) + ":" + std::to_string(dev & ((1U << 20U) - 1));
+}
+
+}  // namespace
+
+Json json(const engine::Result& r) {
+  Json out;
+  out["schema"] = kSchema;
+
+  out["requests"] = {{"count", r.requests.count},
+                     {"errors", r.request_errors},
+                     {"latency_us", latency_us(r.requests)}};
+
+  Json layers = Json::array();
+  for (const auto& layer : r.layers)
+    layers.push_back({{"name", layer.name}, {"mean_us", layer.mean_us}, {"share", layer.share}});
+  out["layers"] = std::move(layers);
+
+  Json devices = Json::array();
+  for (const auto& d : r.devices)
+    devices.push_back({{"name", d.name},
+                       {"dev", dev_text(d.dev)},
+                       {"spec", name_or_null(d.spec)},
+                       {"parent", name_or_null(d.parent)},
+                       {"ios", d.ios},
+                       {"bytes", d.bytes},
+                       {"errors", d.errors},
+                       {"latency_us", latency_us(d.latency)},
+                       {"exclusive_us", {{"mean", d.exclusive_us}}}});
+  out["devices"] = std::move(devices);
+
+  Json slow = Json::array();
+  for (const auto& s : r.slow_members)
+    slow.push_back({{"name", s.name},
+                    {"spec", name_or_null(s.spec)},
+                    {"parent", name_or_null(s.parent)},
+                    {"member", s.member},
+                    {"array", s.array},
+                    {"evidence",
+                     {{"mean_us", s.mean_us},
+                      {"siblings_mean_us", s.siblings_mean_us},
+                      {"siblings", s.siblings},
+                      {"share_of_p99", s.share_of_p99}}}});
+  Json failing = Json::array();
+  for (const auto& f : r.failing_members)
+    failing.push_back({{"name", f.name},
+                       {"spec", name_or_null(f.spec)},
+                       {"parent", name_or_null(f.parent)},
+                       {"ios", f.ios},
+                       {"errors", f.errors}});
+  out["verdict"] = {{"slow_members", std::move(slow)}, {"failing_members", std::move(failing)}};
+
+  out["loss"] = {{"sequence_gaps", r.loss.sequence_gaps},
+                 {"events_lost", r.loss.events_lost},
+                 {"unmatched_completions", r.loss.unmatched_completions},
+                 {"malformed_lines", r.loss.malformed_lines},
+                 {"skipped_probes", r.loss.skipped_probes},
+                 {"transport_failures", r.loss.transport_failures}};
+
+  out["remap_check"] = {{"checked", r.remap_check.checked},
+                        {"mismatches", r.remap_check.mismatches},
+                        {"examples", r.remap_check.examples}};
+
+  Json slowest = Json::array();
+  for (const auto& w : r.slowest) {
+    Json stages = Json::array();
+    for (const auto& s : w.stages)
+      stages.push_back(
+          {{"layer", s.layer},
+           {"device", s.device},
+           {"start_us", since(w.start_ns, s.start_ns)},
+           {"dwell_us",
+            s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) / 1000 : 0.0}});
+    slowest.push_back({{"request", w.request_id},
+                       {"thread", w.thread},
+                       {"offset", w.offset},
+                       {"size", w.size},
+                       {"result", w.result},
+                       {"latency_us", static_cast<double>(w.latency_ns) / 1000},
+                       {"stages", std::move(stages)}});
+  }
+  out["slowest"] = std::move(slowest);
+
+  out["stream"] = {{"events", r.events},
+                   {"other_lines", r.stream.other_lines},
+                   {"late_events", r.stream.late_events},
+                   {"untraced_split_completions", r.stream.untraced_split_completions},
+                   {"abandoned_bios", r.stream.abandoned_bios},
+                   {"bios_in_flight", r.stream.bios_in_flight},
+                   {"requests_unfinished", r.stream.requests_unfinished}};
+  return out;
+}
+
+}  // namespace iotap::report

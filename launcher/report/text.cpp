@@ -1,0 +1,177 @@
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "iotap/report.h"
+#include "table.h"
+
+namespace iotap::report {
+namespace {
+
+using engine::Latency;
+using engine::Result;
+using Align = Table::Align;
+
+std::string us(double value) {
+  std::array<char, 32> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.0f", std::round(value));
+  return buffer.data();
+}
+
+std::string percent(double share) {
+  std::array<char, 32> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.1f%%", share * 100);
+  return buffer.data();
+}
+
+std::string or_dash(const std::string& text) {
+  return text.empty() ? "-" : text;
+}
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string requests_line(const Result& r) {
+  const Latency& l = r.requests;
+  std::string text = "reads: " + plural(l.count, "read", "reads") + ", " +
+                     plural(r.request_errors, "error", "errors");
+  if (l.count > 0)
+    text += "; latency us: mean " + us(l.mean_us) + ", p50 " + us(l.p50_us) + ", p95 " +
+            us(l.p95_us) + ", p99 " + us(l.p99_us) + ", max " + us(l.max_us);
+  return text + "\n";
+}
+
+std::string layers_table(const Result& r) {
+  Table table({{"layer", Align::left}, {"mean us", Align::right}, {"share", Align::right}});
+  for (const auto& layer : r.layers)
+    table.row({layer.name, us(layer.mean_us), percent(layer.share)});
+  return "where the reads' time went (critical path, per read):\n" + table.render("  ");
+}
+
+std::string devices_table(const Result& r) {
+  Table table({{"device", Align::left},
+               {"spec", Align::left},
+               {"parent", Align::left},
+               {"ios", Align::right},
+               {"bytes", Align::right},
+               {"errors", Align::right},
+               {"mean us", Align::right},
+               {"p50 us", Align::right},
+               {"p95 us", Align::right},
+               {"p99 us", Align::right},
+               {"max us", Align::right},
+               {"own us", Align::right}});
+  for (const auto& d : r.devices) {
+    const Latency& l = d.latency;
+    table.row({d.name, or_dash(d.spec), or_dash(d.parent), std::to_string(d.ios),
+               std::to_string(d.bytes), std::to_string(d.errors), us(l.mean_us), us(l.p50_us),
+               us(l.p95_us), us(l.p99_us), us(l.max_us), us(d.exclusive_us)});
+  }
+  return "devices (queue to completion per io; own: not spent in a device below):\n" +
+         table.render("  ");
+}
+
+std::string verdict_lines(const Result& r) {
+  std::string text;
+  for (const auto& s : r.slow_members) {
+    text += "verdict: slow member " + s.name;
+    if (!s.spec.empty()) text += " = " + s.spec;
+    text += " in " + or_dash(s.parent);
+    if (s.member != s.name) text += " under " + s.array;
+    text += ": mean " + us(s.mean_us) + " us against " + us(s.siblings_mean_us) + " us for its " +
+            plural(s.siblings, "sibling", "siblings") + "; " + us(s.share_of_p99 * 100) +
+            "% of the p99 reads' time\n";
+  }
+  if (r.slow_members.empty()) text += "verdict: no slow member\n";
+  for (const auto& f : r.failing_members) {
+    text += "verdict: failing member " + f.name;
+    if (!f.spec.empty()) text += " = " + f.spec;
+    text += " in " + or_dash(f.parent) + ": " + std::to_string(f.errors) + " of " +
+            plural(f.ios, "io", "ios") + " failed\n";
+  }
+  return text;
+}
+
+std::string loss_line(const Result& r) {
+  const auto& l = r.loss;
+  std::string items;
+  const auto add = [&](uint64_t n, const std::string& what) {
+    if (n == 0) return;
+    if (!items.empty()) items += ", ";
+    items += what;
+  };
+  add(l.sequence_gaps, plural(l.sequence_gaps, "sequence gap", "sequence gaps") + " (" +
+                           plural(l.events_lost, "event", "events") + " lost)");
+  add(l.unmatched_completions,
+      plural(l.unmatched_completions, "completion", "completions") + " of nothing seen start");
+  add(l.malformed_lines, plural(l.malformed_lines, "malformed line", "malformed lines"));
+  add(l.skipped_probes, plural(l.skipped_probes, "skipped probe", "skipped probes"));
+  add(l.transport_failures,
+      plural(l.transport_failures, "transport failure", "transport failures"));
+  return "loss: " + (items.empty() ? std::string("none") : items) + "\n";
+}
+
+std::string stream_line(const Result& r) {
+  const auto& s = r.stream;
+  std::string text = "stream: " + plural(r.events, "event", "events") + ", " +
+                     plural(s.other_lines, "other line", "other lines");
+  if (s.untraced_split_completions > 0)
+    text += ", " + std::to_string(s.untraced_split_completions) +
+            " completions of bios split inside md/dm (no tracepoint sees them start; not loss)";
+  if (s.late_events > 0) text += ", " + plural(s.late_events, "late event", "late events");
+  if (s.abandoned_bios > 0)
+    text += ", " + plural(s.abandoned_bios, "bio", "bios") + " requeued before completing";
+  if (s.bios_in_flight > 0) text += ", " + std::to_string(s.bios_in_flight) + " bios unfinished";
+  if (s.requests_unfinished > 0)
+    text += ", " + plural(s.requests_unfinished, "read", "reads") + " unfinished";
+  return text + "\n";
+}
+
+std::string remap_lines(const Result& r) {
+  const auto& c = r.remap_check;
+  std::string text = "remap check: " + plural(c.checked, "remap", "remaps") +
+                     " checked against the stack's geometry, " +
+                     plural(c.mismatches, "mismatch", "mismatches") + "\n";
+  for (const auto& example : c.examples) text += "  " + example + "\n";
+  return text;
+}
+
+std::string waterfalls(const Result& r) {
+  std::string text = "slowest reads:\n";
+  for (const auto& w : r.slowest) {
+    text += "  read " + std::to_string(w.request_id) + " (thread " + std::to_string(w.thread) +
+            ", offset " + std::to_string(w.offset) + ", " + std::to_string(w.size) +
+            " bytes, result " + std::to_string(w.result) +
+            "): " + us(static_cast<double>(w.latency_ns) / 1000) + " us\n";
+    Table table({{"stage", Align::left},
+                 {"device", Align::left},
+                 {"start us", Align::right},
+                 {"dwell us", Align::right}});
+    for (const auto& s : w.stages) {
+      const double start = s.start_ns >= w.start_ns ? static_cast<double>(s.start_ns - w.start_ns)
+                                                    : -static_cast<double>(w.start_ns - s.start_ns);
+      const double dwell = s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) : 0;
+      table.row({s.layer, s.device, us(start / 1000), us(dwell / 1000)});
+    }
+    text += table.render("    ");
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string text(const Result& result, bool with_waterfalls) {
+  std::string out = requests_line(result);
+  out += "\n" + layers_table(result);
+  out += "\n" + devices_table(result);
+  out += "\n" + verdict_lines(result);
+  out += loss_line(result);
+  out += remap_lines(result);
+  out += stream_line(result);
+  if (with_waterfalls && !result.slowest.empty()) out += "\n" + waterfalls(result);
+  return out;
+}
+
+}  // namespace iotap::report

@@ -1,0 +1,33 @@
+// iotap diagnose: which member of the stack is slow, with the evidence.
+#include "verbs/attribution_run.h"
+#include "verbs/verbs.h"
+
+namespace iotap::verbs {
+
+namespace {
+
+constexpr const char* kHelp =
+    R"(usage: iotap diagnose -c CMD [--target local|vm] [--stack SPEC] [--json]
+
+Names the slow member (or members) of an md/dm stack while the program reads through it. Each
+member's read latency is compared with its siblings' (the other members of the same array or
+dm device): a member is slow when its mean is more than 3 times, and more than 1 ms above, the
+median of its siblings'. Below a slow member, iotap follows single-member chains (a linear over
+a delay, say) down to the device that carries the time. The evidence: its latency against its
+siblings', and its share of the time of the slowest 1% of the program's reads (p99 and above).
+A healthy stack gets "no slow member".
+
+examples:
+  iotap diagnose --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
+      -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
+  iotap diagnose --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4' --json
+
+options)";
+
+}  // namespace
+
+int diagnose(Args args) {
+  return attribution_verb(args, kHelp, /*waterfalls=*/false);
+}
+
+}  // namespace iotap::verbs

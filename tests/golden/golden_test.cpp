@@ -1,0 +1,162 @@
+// Recorded guest runs in, reports out. Each trace's text report must match
+// expected/<name>.txt exactly, and each must show what its stack was built to show.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "iotap/engine.h"
+#include "iotap/report.h"
+#include "trace_file.h"
+
+namespace iotap::golden {
+namespace {
+
+const std::string kDir = GOLDEN_DIR;
+constexpr size_t kChunk = size_t{64} * 1024;
+
+engine::Options options() {
+  engine::Options o;
+  o.slowest = 3;
+  return o;
+}
+
+engine::Result run(const std::string& name, size_t chunk = kChunk) {
+  return run_trace(load_trace(kDir + "/traces/" + name + ".json"), options(), chunk);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void expect_golden(const std::string& name) {
+  const std::string actual = report::text(run(name), true);
+  const std::string path = kDir + "/expected/" + name + ".txt";
+  if (std::getenv("IOTAP_GOLDEN_UPDATE") != nullptr) {
+    std::ofstream(path) << actual;
+    GTEST_SKIP() << "wrote " << path;
+  }
+  EXPECT_EQ(actual, read_file(path))
+      << "expected " << path << " (IOTAP_GOLDEN_UPDATE=1 rewrites it)";
+}
+
+const engine::DeviceResult& device(const engine::Result& r, const std::string& name) {
+  for (const auto& d : r.devices)
+    if (d.name == name) return d;
+  throw std::runtime_error("no device " + name);
+}
+
+void expect_nothing_lost(const engine::Result& r) {
+  EXPECT_EQ(r.loss.sequence_gaps, 0U);
+  EXPECT_EQ(r.loss.events_lost, 0U);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.loss.malformed_lines, 0U);
+  EXPECT_EQ(r.loss.skipped_probes, 0U);
+  EXPECT_EQ(r.loss.transport_failures, 0U);
+  EXPECT_EQ(r.stream.late_events, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  EXPECT_EQ(r.stream.requests_unfinished, 0U);
+  EXPECT_EQ(r.remap_check.mismatches, 0U);
+  EXPECT_GT(r.remap_check.checked, 0U);
+}
+
+// The mean of the members that are not `slow`, in `array`.
+double healthy_mean_us(const engine::Result& r, const std::string& array, const std::string& slow) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& d : r.devices)
+    if (d.parent == array && d.name != slow) {
+      sum += d.latency.mean_us;
+      ++n;
+    }
+  return n == 0 ? 0 : sum / n;
+}
+
+TEST(Golden, Incident) {
+  expect_golden("incident");
+  const engine::Result r = run("incident");
+  expect_nothing_lost(r);
+  EXPECT_EQ(r.requests.count, 64U);
+  ASSERT_EQ(r.slow_members.size(), 1U);
+  const auto& slow = r.slow_members[0];
+  EXPECT_EQ(slow.name, "dm-0");
+  EXPECT_EQ(slow.spec, "delay(ram,50ms)");
+  EXPECT_EQ(slow.parent, "md0");
+  EXPECT_EQ(slow.siblings, 7U);
+  // A 50 ms delay shows as 50 ms plus what a healthy member takes, within 20%.
+  const double expected = 50'000 + healthy_mean_us(r, "md0", "dm-0");
+  EXPECT_NEAR(device(r, "dm-0").latency.mean_us, expected, expected * 0.2);
+  EXPECT_NEAR(slow.mean_us, expected, expected * 0.2);
+  EXPECT_GT(slow.share_of_p99, 0.5);
+  EXPECT_TRUE(r.failing_members.empty());
+}
+
+TEST(Golden, Healthy) {
+  expect_golden("healthy");
+  const engine::Result r = run("healthy");
+  expect_nothing_lost(r);
+  EXPECT_EQ(r.requests.count, 64U);
+  EXPECT_TRUE(r.slow_members.empty());
+  EXPECT_TRUE(r.failing_members.empty());
+}
+
+TEST(Golden, Raid1SlowLeg) {
+  expect_golden("raid1_slow_leg");
+  const engine::Result r = run("raid1_slow_leg");
+  expect_nothing_lost(r);
+  ASSERT_EQ(r.slow_members.size(), 1U);
+  EXPECT_EQ(r.slow_members[0].name, "dm-0");
+  EXPECT_EQ(r.slow_members[0].spec, "delay(ram,20ms)");
+  EXPECT_EQ(r.slow_members[0].siblings, 1U);
+  const double expected = 20'000 + healthy_mean_us(r, "md0", "dm-0");
+  EXPECT_NEAR(device(r, "dm-0").latency.mean_us, expected, expected * 0.2);
+}
+
+TEST(Golden, Nested) {
+  expect_golden("nested");
+  const engine::Result r = run("nested");
+  expect_nothing_lost(r);
+  ASSERT_EQ(r.slow_members.size(), 1U);
+  const auto& slow = r.slow_members[0];
+  EXPECT_EQ(slow.name, "dm-0");  // the delay, not the linear device above it
+  EXPECT_EQ(slow.spec, "delay(ram,20ms)");
+  EXPECT_EQ(slow.parent, "dm-1");
+  EXPECT_EQ(slow.member, "dm-1");
+  EXPECT_EQ(slow.array, "md0");
+  const double expected = 20'000 + healthy_mean_us(r, "md0", "dm-1");
+  EXPECT_NEAR(slow.mean_us, expected, expected * 0.2);
+}
+
+TEST(Golden, ErrorMember) {
+  expect_golden("error_member");
+  const engine::Result r = run("error_member");
+  EXPECT_EQ(r.loss.sequence_gaps, 0U);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.loss.malformed_lines, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  EXPECT_TRUE(r.slow_members.empty());
+  const auto& dm0 = device(r, "dm-0");
+  EXPECT_GT(dm0.errors, 0U);
+  EXPECT_EQ(dm0.errors, dm0.ios);  // error(ram) fails every io
+  EXPECT_EQ(device(r, "ram0").errors, 0U);
+  EXPECT_EQ(r.request_errors, 8U);  // block_hasher's own count: "8 errors"
+  ASSERT_EQ(r.failing_members.size(), 1U);
+  EXPECT_EQ(r.failing_members[0].name, "dm-0");
+  EXPECT_EQ(r.failing_members[0].spec, "error(ram)");
+}
+
+// Where the stream is cut must not matter.
+TEST(Golden, ChunkingDoesNotChangeTheResult) {
+  const std::string whole = report::text(run("incident", SIZE_MAX / 2), true);
+  for (const size_t chunk : {size_t{1}, size_t{7}, size_t{4096}})
+    EXPECT_EQ(report::text(run("incident", chunk), true), whole) << "chunk " << chunk;
+}
+
+}  // namespace
+}  // namespace iotap::golden

@@ -1,0 +1,179 @@
+// The join of bios into request trees, seen through the engine's results.
+#include <gtest/gtest.h>
+
+#include "stream.h"
+
+namespace iotap::engine::testing {
+namespace {
+
+// md0 = raid0(ram0, ram1), chunk 1024 sectors, no data offset.
+std::vector<StackDevice> two_rams() {
+  auto stack = raid0(2);
+  for (auto& member : stack[0].md_members) member.second = 0;
+  return stack;
+}
+
+std::vector<std::string> devices_of(const Waterfall& w) {
+  std::vector<std::string> out;
+  for (const auto& stage : w.stages)
+    if (!stage.device.empty()) out.push_back(stage.device);
+  return out;
+}
+
+TEST(BioTracker, SplitChainsWithReusedAddresses) {
+  Stream s;
+  const uint64_t root = 0xa0;
+  const uint64_t piece = 0xb0;  // the kernel reuses the split part's address ...
+  const uint64_t clone = 0xc0;  // ... and the clone's, once each has completed
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, root, kMd0, 0, 1048576);
+  uint64_t t = 20 * kUs;
+  for (uint64_t i = 0; i < 4; ++i, t += 100 * kUs) {
+    const uint64_t sector = i * 248;
+    s.x(t, 0, 100, piece, root, sector, 126976)
+        .m(t + 1 * kUs, 0, 100, clone, ram(0), sector, 126976, kMd0, sector)
+        .q(t + 2 * kUs, 0, 100, clone, ram(0), sector, 126976)
+        .c(t + 2 * kUs + (i + 1) * 10 * kUs, 0, 100, clone)
+        .c(t + 60 * kUs, 0, 100, piece);
+  }
+  s.c(t, 0, 100, root).rd(t + 5 * kUs, 0, 100, 1);
+
+  Options options;
+  options.slowest = 1;
+  const Result r = run(two_rams(), s.text(), options);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(find(r, "md0")->ios, 1U);  // parts are not ios of their own
+  EXPECT_EQ(find(r, "ram0")->ios, 4U);
+  EXPECT_DOUBLE_EQ(find(r, "ram0")->latency.mean_us, 25);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  ASSERT_EQ(r.slowest.size(), 1U);
+  // The critical path goes through the last part and its clone: 40 us on ram0.
+  EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"md0", "ram0"}));
+  EXPECT_EQ(r.slowest[0].stages[2].end_ns - r.slowest[0].stages[2].start_ns, 40 * kUs);
+}
+
+TEST(BioTracker, RemapJoinsTheBioWhoseSectorsContainFromSector) {
+  // Two reads in flight at once, on chunks of different members; the remaps carry only
+  // FROM_SECTOR, which must find each read's own bio.
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).rs(1 * kUs, 1, 200, 2, 524288);
+  s.q(10 * kUs, 0, 100, 0xa1, kMd0, 0, 524288).q(11 * kUs, 1, 200, 0xa2, kMd0, 1024, 524288);
+  s.m(20 * kUs, 1, 200, 0xc2, ram(1), 0, 524288, kMd0, 1024)
+      .q(21 * kUs, 1, 200, 0xc2, ram(1), 0, 524288);
+  s.m(22 * kUs, 0, 100, 0xc1, ram(0), 0, 524288, kMd0, 0)
+      .q(23 * kUs, 0, 100, 0xc1, ram(0), 0, 524288);
+  s.c(50 * kUs, 0, 100, 0xc1).c(51 * kUs, 0, 100, 0xa1).rd(60 * kUs, 0, 100, 1);
+  s.c(5 * kMs, 1, 200, 0xc2).c(5 * kMs + kUs, 1, 200, 0xa2).rd(5 * kMs + 9 * kUs, 1, 200, 2);
+
+  Options options;
+  options.slowest = 2;
+  const Result r = run(two_rams(), s.text(), options);
+  ASSERT_EQ(r.slowest.size(), 2U);
+  EXPECT_EQ(r.slowest[0].request_id, 2U);
+  EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"md0", "ram1"}));
+  EXPECT_EQ(r.slowest[1].request_id, 1U);
+  EXPECT_EQ(devices_of(r.slowest[1]), (std::vector<std::string>{"md0", "ram0"}));
+}
+
+TEST(BioTracker, ChunkSplitWithoutXJoinsTheSmallestContainingPart) {
+  // md splits a part at a chunk boundary with no X: the remap's FROM_SECTOR lies inside a part
+  // (and inside the root). The part is the parent; its untraced front half completes right
+  // after its clone, on the same CPU, and is not loss.
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, 0xa0, kMd0, 900, 1048576);
+  s.x(20 * kUs, 0, 100, 0xb0, 0xa0, 900, 126976);  // sectors 900..1148 cross 1024
+  s.m(21 * kUs, 0, 100, 0xc1, ram(1), 0, 63488, kMd0, 1024)
+      .q(22 * kUs, 0, 100, 0xc1, ram(1), 0, 63488);
+  s.m(23 * kUs, 0, 100, 0xc0, ram(0), 900, 63488, kMd0, 900)
+      .q(24 * kUs, 0, 100, 0xc0, ram(0), 900, 63488);
+  s.c(30 * kUs, 0, 100, 0xc0).c(31 * kUs, 0, 100, 0xf00d);  // the untraced front half
+  s.c(3 * kMs, 1, 100, 0xc1).c(3 * kMs + kUs, 1, 100, 0xb0).c(3 * kMs + 2 * kUs, 1, 100, 0xa0);
+  s.rd(3 * kMs + 10 * kUs, 1, 100, 1);
+
+  Options options;
+  options.slowest = 1;
+  const Result r = run(two_rams(), s.text(), options);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.stream.untraced_split_completions, 1U);
+  EXPECT_EQ(r.remap_check.mismatches, 0U);
+  ASSERT_EQ(r.slowest.size(), 1U);
+  EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"md0", "ram1"}));
+  const auto& ram1_stage = r.slowest[0].stages[2];
+  EXPECT_EQ(ram1_stage.start_ns, 22 * kUs);  // the member's time starts at its Q, not its M
+}
+
+TEST(BioTracker, CompletionOnAnotherCpuAndErrors) {
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, 0xa0, kMd0, 0, 4096);
+  s.m(11 * kUs, 0, 100, 0xc0, ram(0), 0, 4096, kMd0, 0).q(12 * kUs, 0, 100, 0xc0, ram(0), 0, 4096);
+  s.c(112 * kUs, 3, 0, 0xc0, 10).c(113 * kUs, 3, 0, 0xa0, 10).rd(120 * kUs, 1, 100, 1, -5);
+
+  const Result r = run(two_rams(), s.text());
+  EXPECT_EQ(find(r, "ram0")->ios, 1U);
+  EXPECT_EQ(find(r, "ram0")->errors, 1U);
+  EXPECT_DOUBLE_EQ(find(r, "ram0")->latency.mean_us, 100);
+  EXPECT_EQ(find(r, "md0")->errors, 1U);
+  EXPECT_EQ(r.request_errors, 1U);
+  ASSERT_EQ(r.failing_members.size(), 1U);  // where the errors start, not every layer above
+  EXPECT_EQ(r.failing_members[0].name, "ram0");
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+}
+
+TEST(BioTracker, UnknownCompletionsAndReadEndsAreLoss) {
+  Stream s;
+  s.c(1 * kUs, 0, 0, 0xdead).rd(2 * kUs, 0, 100, 77);
+  const Result r = run(two_rams(), s.text());
+  EXPECT_EQ(r.loss.unmatched_completions, 2U);
+  EXPECT_EQ(r.stream.untraced_split_completions, 0U);
+}
+
+TEST(BioTracker, QueuesWithoutAReadCountOnTheDeviceOnly) {
+  // The kernel's partition scan at open: no read is open on its thread.
+  Stream s;
+  s.q(1 * kUs, 0, 163, 0xa0, kMd0, 0, 4096)
+      .m(2 * kUs, 0, 163, 0xc0, ram(0), 0, 4096, kMd0, 0)
+      .q(3 * kUs, 0, 163, 0xc0, ram(0), 0, 4096)
+      .c(4 * kUs, 0, 163, 0xc0)
+      .c(5 * kUs, 0, 163, 0xa0);
+  const Result r = run(two_rams(), s.text());
+  EXPECT_EQ(find(r, "md0")->ios, 1U);
+  EXPECT_EQ(find(r, "ram0")->ios, 1U);
+  EXPECT_EQ(r.requests.count, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+}
+
+TEST(BioTracker, RemapWithoutQueueDwellsFromTheRemap) {
+  Stream s;
+  s.q(1 * kUs, 0, 1, 0xa0, kMd0, 0, 4096)
+      .m(2 * kUs, 0, 1, 0xc0, ram(0), 0, 4096, kMd0, 0)
+      .c(32 * kUs, 0, 1, 0xc0)
+      .c(33 * kUs, 0, 1, 0xa0);
+  const Result r = run(two_rams(), s.text());
+  EXPECT_DOUBLE_EQ(find(r, "ram0")->latency.mean_us, 30);
+}
+
+TEST(BioTracker, DevicesOutsideTheStackAreNamedByNumber) {
+  Stream s;
+  s.q(1 * kUs, 0, 1, 0xa0, make_dev(8, 16), 0, 4096).c(9 * kUs, 0, 1, 0xa0);
+  const Result r = run(two_rams(), s.text());
+  ASSERT_NE(find(r, "8:16"), nullptr);
+  EXPECT_EQ(find(r, "8:16")->ios, 1U);
+  EXPECT_EQ(r.devices.back().name, "8:16");
+}
+
+TEST(BioTracker, OlderKernelsRemapTheBioItself) {
+  // No clone: the same address moves from md0 to ram0 and completes once for both.
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, 0xa0, kMd0, 0, 4096);
+  s.m(11 * kUs, 0, 100, 0xa0, ram(0), 0, 4096, kMd0, 0).q(12 * kUs, 0, 100, 0xa0, ram(0), 0, 4096);
+  s.c(52 * kUs, 0, 100, 0xa0).rd(60 * kUs, 0, 100, 1);
+  const Result r = run(two_rams(), s.text());
+  EXPECT_EQ(find(r, "md0")->ios, 1U);
+  EXPECT_EQ(find(r, "ram0")->ios, 1U);
+  EXPECT_DOUBLE_EQ(find(r, "ram0")->latency.mean_us, 40);
+  EXPECT_DOUBLE_EQ(find(r, "md0")->latency.mean_us, 42);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+}
+
+}  // namespace
+}  // namespace iotap::engine::testing

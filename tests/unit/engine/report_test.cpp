@@ -1,0 +1,112 @@
+// The reports: the JSON contract of product.md and the text a person reads.
+#include "iotap/report.h"
+
+#include <gtest/gtest.h>
+
+#include "stream.h"
+
+namespace iotap::engine::testing {
+namespace {
+
+Result incident_like() {
+  auto stack = raid0(1);
+  stack[0].md_members.emplace_back("dm-0", 4096);
+  stack.push_back(device("dm-0", dm(0), "delay(ram,50ms)", "md0"));
+  stack.push_back(device("ram1", ram(1), "ram", "dm-0"));
+  Stream s;
+  for (uint64_t k = 0; k < 8; ++k) {
+    const uint64_t t = k * 100 * kMs;
+    const bool slow = k % 2 == 1;
+    const uint64_t serve = slow ? 50 * kMs : 40 * kUs;
+    s.rs(t, 0, 100, k + 1, k * 524288).q(t + kUs, 0, 100, 0xa0, kMd0, k * 1024, 4096);
+    s.m(t + 2 * kUs, 0, 100, 0xb0, slow ? dm(0) : ram(0), (k / 2) * 1024 + 4096, 4096, kMd0,
+        k * 1024)
+        .q(t + 3 * kUs, 0, 100, 0xb0, slow ? dm(0) : ram(0), (k / 2) * 1024 + 4096, 4096);
+    if (slow) {
+      s.m(t + 3 * kUs + serve, 1, 51, 0xc0, ram(1), (k / 2) * 1024 + 4096, 4096, dm(0),
+          (k / 2) * 1024 + 4096)
+          .q(t + 4 * kUs + serve, 1, 51, 0xc0, ram(1), (k / 2) * 1024 + 4096, 4096)
+          .c(t + 30 * kUs + serve, 1, 0, 0xc0);
+    }
+    s.c(t + 40 * kUs + serve, 1, 0, 0xb0).c(t + 41 * kUs + serve, 1, 0, 0xa0);
+    s.rd(t + 50 * kUs + serve, 0, 100, k + 1);
+  }
+  s.raw("thread 0: 8 blocks");
+  Options options;
+  options.slowest = 2;
+  return run(stack, s.text(), options);
+}
+
+TEST(Report, JsonKeepsTheContract) {
+  const nlohmann::ordered_json j = report::json(incident_like());
+  EXPECT_EQ(j["schema"], "iotap.attribution/1");
+  EXPECT_EQ(j["requests"]["count"], 8);
+  for (const char* key : {"mean", "p50", "p95", "p99", "max"})
+    EXPECT_TRUE(j["requests"]["latency_us"][key].is_number()) << key;
+  ASSERT_EQ(j["devices"].size(), 4U);
+  const auto& dm0 = j["devices"][2];
+  EXPECT_EQ(dm0["name"], "dm-0");
+  EXPECT_EQ(dm0["dev"], "254:0");
+  EXPECT_EQ(dm0["spec"], "delay(ram,50ms)");
+  EXPECT_EQ(dm0["parent"], "md0");
+  EXPECT_EQ(dm0["ios"], 4);
+  EXPECT_EQ(dm0["bytes"], 4 * 4096);
+  EXPECT_EQ(dm0["errors"], 0);
+  EXPECT_NEAR(dm0["latency_us"]["mean"].get<double>(), 50'037, 1);
+  EXPECT_TRUE(j["devices"][0]["parent"].is_null());  // the top device
+  ASSERT_EQ(j["verdict"]["slow_members"].size(), 1U);
+  const auto& slow = j["verdict"]["slow_members"][0];
+  EXPECT_EQ(slow["name"], "dm-0");
+  EXPECT_EQ(slow["spec"], "delay(ram,50ms)");
+  EXPECT_EQ(slow["parent"], "md0");
+  EXPECT_EQ(slow["evidence"]["siblings"], 1);
+  EXPECT_NEAR(slow["evidence"]["mean_us"].get<double>(), 50'037, 1);
+  EXPECT_NEAR(slow["evidence"]["siblings_mean_us"].get<double>(), 77, 1);
+  EXPECT_GT(slow["evidence"]["share_of_p99"].get<double>(), 0.99);
+  for (const char* key : {"sequence_gaps", "events_lost", "unmatched_completions",
+                          "malformed_lines", "skipped_probes", "transport_failures"})
+    EXPECT_EQ(j["loss"][key], 0) << key;
+  EXPECT_EQ(j["remap_check"]["mismatches"], 0);
+  EXPECT_EQ(j["remap_check"]["checked"], 8);
+  ASSERT_EQ(j["layers"].size(), 5U);
+  EXPECT_EQ(j["layers"][0]["name"], "before submit");
+  ASSERT_EQ(j["slowest"].size(), 2U);
+  EXPECT_EQ(j["slowest"][0]["stages"][0]["layer"], "before submit");
+  EXPECT_EQ(j["stream"]["other_lines"], 2);
+}
+
+TEST(Report, TextReadsAtAGlance) {
+  const std::string text = report::text(incident_like(), true);
+  EXPECT_NE(text.find("reads: 8 reads, 0 errors; latency us: mean "), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: slow member dm-0 = delay(ram,50ms) in md0: mean 50037 us "
+                      "against 77 us for its 1 sibling; 100% of the p99 reads' time"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("loss: none\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("remap check: 8 remaps checked against the stack's geometry, 0 mismatches"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("slowest reads:\n  read "), std::string::npos) << text;
+  EXPECT_EQ(report::text(incident_like(), false).find("slowest reads"), std::string::npos);
+}
+
+TEST(Report, LossIsSpelledOut) {
+  Stream s;
+  s.q(1, 0, 1, 0xa, kMd0, 0, 4096).lose(0, 3).c(2, 0, 1, 0xa).c(3, 0, 1, 0xdead);
+  s.raw("Q 1 2 3");
+  Engine engine(raid0(2), {});
+  engine.feed(s.text());
+  engine.note_stap_warning("WARNING: Number of errors: 0, skipped probes: 12");
+  engine.note_stap_warning("WARNING: There were 3 transport failures.  Try stap -s.");
+  const Result r = engine.finish();
+  EXPECT_EQ(r.loss.skipped_probes, 12U);
+  EXPECT_EQ(r.loss.transport_failures, 3U);
+  const std::string text = report::text(r, false);
+  EXPECT_NE(text.find("loss: 1 sequence gap (3 events lost), 1 completion of nothing seen start, "
+                      "1 malformed line, 12 skipped probes, 3 transport failures\n"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace iotap::engine::testing

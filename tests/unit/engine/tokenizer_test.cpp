@@ -1,0 +1,138 @@
+#include "tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace iotap::engine {
+namespace {
+
+Event parse(std::string_view line, LineKind expected = LineKind::event) {
+  Event event;
+  const Tokenized t = tokenize(line, event);
+  EXPECT_EQ(t.kind, expected) << line << (t.error != nullptr ? t.error : "");
+  return event;
+}
+
+TEST(Tokenizer, ReadStart) {
+  const Event e = parse("RS 1795378543002944710 1 6 142 1 0 0 0 1048576");
+  EXPECT_EQ(e.kind, Kind::read_start);
+  EXPECT_EQ(e.ts, 1795378543002944710U);
+  EXPECT_EQ(e.cpu, 1U);
+  EXPECT_EQ(e.seq, 6U);
+  EXPECT_EQ(e.tid, 142);
+  EXPECT_EQ(e.id, 1U);
+  EXPECT_EQ(e.thread, 0);
+  EXPECT_EQ(e.block, 0U);
+  EXPECT_EQ(e.offset, 0U);
+  EXPECT_EQ(e.size, 1048576U);
+}
+
+TEST(Tokenizer, ReadDoneWithErrno) {
+  const Event e = parse("RD 1795378543061830120 1 201 142 7 -5");
+  EXPECT_EQ(e.kind, Kind::read_done);
+  EXPECT_EQ(e.id, 7U);
+  EXPECT_EQ(e.value, -5);
+}
+
+TEST(Tokenizer, QueueWithHexAddress) {
+  const Event e = parse("Q 1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0 1048576 R");
+  EXPECT_EQ(e.kind, Kind::queue);
+  EXPECT_EQ(e.id, 0xff2e07a4003d3c48U);
+  EXPECT_EQ(e.dev, 9437184U);
+  EXPECT_EQ(e.sector, 0U);
+  EXPECT_EQ(e.bytes, 1048576U);
+  EXPECT_EQ(e.rw, 'R');
+}
+
+TEST(Tokenizer, Split) {
+  const Event e =
+      parse("X 1795378543013125620 1 8 142 ff1beb25251cee40 ff2e07a4003d3c48 0 126976 W");
+  EXPECT_EQ(e.kind, Kind::split);
+  EXPECT_EQ(e.id, 0xff1beb25251cee40U);
+  EXPECT_EQ(e.parent, 0xff2e07a4003d3c48U);
+  EXPECT_EQ(e.bytes, 126976U);
+  EXPECT_EQ(e.rw, 'W');
+}
+
+TEST(Tokenizer, Remap) {
+  const Event e =
+      parse("M 1795378543013440830 1 9 142 ff1beb2525193310 1048576 4096 126976 9437184 2048");
+  EXPECT_EQ(e.kind, Kind::remap);
+  EXPECT_EQ(e.id, 0xff1beb2525193310U);
+  EXPECT_EQ(e.dev, 1048576U);
+  EXPECT_EQ(e.sector, 4096U);
+  EXPECT_EQ(e.bytes, 126976U);
+  EXPECT_EQ(e.from_dev, 9437184U);
+  EXPECT_EQ(e.from_sector, 2048U);
+}
+
+TEST(Tokenizer, CompleteWithError) {
+  const Event e = parse("C 1795378543013440830 0 10 0 ff1beb2525193310 10");
+  EXPECT_EQ(e.kind, Kind::complete);
+  EXPECT_EQ(e.tid, 0);
+  EXPECT_EQ(e.value, 10);
+}
+
+TEST(Tokenizer, ToleratesAlignmentSpacesAndCarriageReturn) {
+  const Event e = parse("Q  1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0 1048576 R\r");
+  EXPECT_EQ(e.ts, 1795378543012462720U);
+  EXPECT_EQ(e.rw, 'R');
+}
+
+TEST(Tokenizer, HeaderAndOtherLines) {
+  parse("iotap-events 1", LineKind::header);
+  parse("thread 0: 8 blocks, 8.0 MiB in 0.513 s", LineKind::other);
+  parse("", LineKind::other);
+  parse("Quit", LineKind::other);
+  parse("total: 64 blocks", LineKind::other);
+}
+
+TEST(Tokenizer, MalformedLines) {
+  for (const char* line : {
+           "Q 1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0",           // short
+           "Q 1795378543012462720 1 7 142 zz2e07a4003d3c48 9437184 0 4096 R",    // not hex
+           "Q 1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0 4096 R x",  // extra
+           "Q 1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0 4096 Z",    // bad rw
+           "C 17953785430124627x0 1 7 142 ff 0",                                 // bad ts
+           "C 1795378543012462720 1 7 142 ff",                                   // no error
+           "RS 1 1 1 1 1 1 1 1",                                                 // short
+           "RD 1 1 1 1 1 99999999999999999999999",                               // overflow
+           "M 1 1 1 1 ff 99999999999 0 4096 9437184 0",                          // dev > 32 bits
+           "X 1 1 1 1 ff",                                                       // cut off
+       })
+    parse(line, LineKind::malformed);
+}
+
+TEST(LineSplitter, LinesStraddleChunks) {
+  const std::string stream = "iotap-events 1\nQ 1 0 1 5 ff 9437184 0 4096 R\nC 2 0 2 5 ff 0\nlast";
+  for (size_t chunk = 1; chunk <= stream.size(); ++chunk) {
+    LineSplitter splitter;
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < stream.size(); at += chunk)
+      splitter.feed(
+          std::string_view(stream).substr(at, chunk),
+          [&](std::string_view line) { lines.emplace_back(line); }, [] { FAIL(); });
+    splitter.finish([&](std::string_view line) { lines.emplace_back(line); });
+    ASSERT_EQ(lines.size(), 4U) << "chunk " << chunk;
+    EXPECT_EQ(lines[1], "Q 1 0 1 5 ff 9437184 0 4096 R");
+    EXPECT_EQ(lines[3], "last");
+  }
+}
+
+TEST(LineSplitter, OverlongLineIsDroppedNotKept) {
+  LineSplitter splitter(16);
+  std::vector<std::string> lines;
+  int overlong = 0;
+  const auto on_line = [&](std::string_view line) { lines.emplace_back(line); };
+  splitter.feed("short\n0123456789", on_line, [&] { ++overlong; });
+  splitter.feed("0123456789abcdef", on_line, [&] { ++overlong; });
+  splitter.feed("tail\nnext\n", on_line, [&] { ++overlong; });
+  splitter.finish(on_line);
+  EXPECT_EQ(overlong, 1);
+  EXPECT_EQ(lines, (std::vector<std::string>{"short", "next"}));
+}
+
+}  // namespace
+}  // namespace iotap::engine

@@ -1,0 +1,175 @@
+// iotap attribute and diagnose, for real, in the guest: delayed members, healthy stacks, a slow
+// raid1 leg, nested stacks and a failing member.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <ostream>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "iotap_cli.h"
+#include "util/temp_dir.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+class AttributionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
+  }
+  json run_json(const std::string& verb, const std::string& stack, const std::string& command) {
+    const auto run = run_iotap({verb, "--json", "--target", "vm", "--stack", stack, "-c", command}, tmp_.path());
+    EXPECT_TRUE(run.status.code == 0 || run.status.code == 1) << run.err;
+    try {
+      return json::parse(run.out);
+    } catch (const json::exception& e) {
+      ADD_FAILURE() << e.what() << "\n" << run.out << run.err;
+      return {};
+    }
+  }
+  static const json& device(const json& result, const std::string& spec) {
+    for (const auto& d : result["devices"]) {
+      if (d["spec"] == spec) return d;
+    }
+    static const json kNone;
+    ADD_FAILURE() << "no device with spec " << spec << " in " << result["devices"].dump();
+    return kNone;
+  }
+  static void expect_nothing_lost(const json& result) {
+    const auto& loss = result["loss"];
+    EXPECT_EQ(loss["events_lost"], 0) << loss.dump();
+    EXPECT_EQ(loss["skipped_probes"], 0) << loss.dump();
+    EXPECT_EQ(loss["transport_failures"], 0) << loss.dump();
+  }
+
+  TempDir tmp_{"iotap-attribution-test"};
+};
+
+struct Delayed {
+  int members;
+  int slot;
+  int delay_ms;
+};
+
+void PrintTo(const Delayed& d, std::ostream* os) {
+  *os << d.members << " members, slot " << d.slot << " delayed " << d.delay_ms << "ms";
+}
+
+class DelayedMemberTest : public AttributionTest, public ::testing::WithParamInterface<Delayed> {};
+
+std::string delayed_stack(const Delayed& d) {
+  std::string spec = "raid0(";
+  for (int i = 0; i < d.members; ++i) {
+    if (i > 0) spec += ", ";
+    spec += i == d.slot ? "delay(ram, " + std::to_string(d.delay_ms) + "ms)" : "ram";
+  }
+  return spec + ")";
+}
+
+TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
+  const Delayed d = GetParam();
+  const std::string stack = delayed_stack(d);
+  const std::string workload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct";
+  const std::string delayed_spec = "delay(ram," + std::to_string(d.delay_ms) + "ms)";
+
+  const json verdict = run_json("diagnose", stack, workload);
+  const auto& slow = verdict["verdict"]["slow_members"];
+  ASSERT_EQ(slow.size(), 1U) << stack << "\n" << verdict.dump(2);
+  EXPECT_EQ(slow[0]["spec"], delayed_spec);
+  EXPECT_EQ(slow[0]["parent"], "md0");
+  expect_nothing_lost(verdict);
+
+  const json attribution = run_json("attribute", stack, workload);
+  const double delayed_mean = device(attribution, delayed_spec)["latency_us"]["mean"];
+  double healthy_sum = 0;
+  int healthy = 0;
+  for (const auto& dev : attribution["devices"]) {
+    if (dev["parent"] == "md0" && dev["spec"] == "ram") {
+      healthy_sum += dev["latency_us"]["mean"].get<double>();
+      ++healthy;
+    }
+  }
+  ASSERT_GT(healthy, 0);
+  const double expected = d.delay_ms * 1000.0 + healthy_sum / healthy;
+  if (d.delay_ms >= 20) {
+    EXPECT_NEAR(delayed_mean, expected, 0.2 * expected) << stack;
+  } else {
+    // The guest kernel's dm-delay (6.1, HZ=250) holds bios on a jiffy timer and releases them
+    // from a workqueue: short delays come out a few 4 ms ticks long (measured: 5 ms -> 16 ms,
+    // 10 ms -> 18 ms under TCG). What the device really did is then between D and D + 3 ticks.
+    constexpr double kThreeTicksUs = 3 * 4000.0;
+    EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << stack;
+    EXPECT_LE(delayed_mean, expected + kThreeTicksUs) << stack;
+  }
+  expect_nothing_lost(attribution);
+}
+
+INSTANTIATE_TEST_SUITE_P(RaidZero, DelayedMemberTest,
+                         ::testing::Values(Delayed{8, 7, 50}, Delayed{4, 0, 5}, Delayed{3, 1, 20}, Delayed{6, 3, 10}),
+                         [](const auto& info) {
+                           return std::to_string(info.param.members) + "members_slot" + std::to_string(info.param.slot) +
+                                  "_" + std::to_string(info.param.delay_ms) + "ms";
+                         });
+
+TEST_F(AttributionTest, AHealthyStackHasNoVerdict) {
+  const json result = run_json("diagnose", "raid0(ram*8)", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct");
+  EXPECT_TRUE(result["verdict"]["slow_members"].empty()) << result.dump(2);
+  EXPECT_EQ(result["requests"]["count"], 64);
+  expect_nothing_lost(result);
+}
+
+TEST_F(AttributionTest, TwoSlowMembersAtOnce) {
+  const json result = run_json("diagnose", "raid0(ram*4, delay(ram, 30ms), delay(ram, 20ms))",
+                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  std::set<std::string> named;
+  for (const auto& member : result["verdict"]["slow_members"]) named.insert(member["spec"]);
+  EXPECT_EQ(named, (std::set<std::string>{"delay(ram,30ms)", "delay(ram,20ms)"})) << result.dump(2);
+}
+
+TEST_F(AttributionTest, ASlowRaid1Leg) {
+  const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  const auto& slow = result["verdict"]["slow_members"];
+  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
+  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)");
+}
+
+TEST_F(AttributionTest, LinearOverRaid0) {
+  const json result = run_json("diagnose", "linear(raid0(ram*3, delay(ram, 20ms)))",
+                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  const auto& slow = result["verdict"]["slow_members"];
+  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
+  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)");
+  EXPECT_EQ(slow[0]["parent"], "md0");
+}
+
+TEST_F(AttributionTest, DelayInsideALinearInsideARaid0) {
+  const json result = run_json("diagnose", "raid0(ram*3, linear(delay(ram, 20ms)))",
+                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  const auto& slow = result["verdict"]["slow_members"];
+  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
+  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)") << "the device that carries the time, below the linear";
+}
+
+TEST_F(AttributionTest, AFailingMemberCountsErrorsAndTheRunFinishes) {
+  const auto run = run_iotap({"attribute", "--json", "--target", "vm", "--stack", "raid0(ram*3, error(ram))", "-c",
+                              "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct"},
+                             tmp_.path());
+  EXPECT_EQ(run.status.code, 1) << "block_hasher counts read errors and exits 1\n" << run.err;
+  const json result = json::parse(run.out);
+  EXPECT_GT(device(result, "error(ram)")["errors"].get<int>(), 0) << result.dump(2);
+  for (const auto& d : result["devices"]) {
+    if (d["spec"] == "ram" && d["parent"] == "md0") {
+      EXPECT_EQ(d["errors"], 0) << d.dump();
+    }
+  }
+  EXPECT_EQ(result["requests"]["count"], 16);
+  expect_nothing_lost(result);
+}
+
+}  // namespace
+}  // namespace iotap::test
