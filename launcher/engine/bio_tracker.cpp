@@ -6,6 +6,8 @@ namespace iotap::engine {
 namespace {
 
 constexpr uint64_t kSector = 512;
+// How long the bios a D covered wait for C events of their own before the D ends them.
+constexpr uint64_t kCoveredWaitNs = 1'000'000;
 
 uint64_t sectors_of(uint64_t bytes) {
   return std::max<uint64_t>(1, (bytes + kSector - 1) / kSector);
@@ -158,12 +160,99 @@ void BioTracker::complete(const Event& event) {
     return;
   }
   const uint32_t index = it->second;
-  const BioNode& node = pool_[index];
-  const bool member_of_md_or_dm = node.has(BioNode::remapped) && node.parent != kNoNode &&
-                                  pool_[node.parent].device != kNoDevice &&
-                                  stack_[pool_[node.parent].device].layer != LayerId::member;
-  split_seq = member_of_md_or_dm ? event.seq + 1 : 0;
+  split_seq = member_of_md_or_dm(index) ? event.seq + 1 : 0;
   finish(index, event.ts, static_cast<int32_t>(event.value));
+}
+
+bool BioTracker::member_of_md_or_dm(uint32_t index) const {
+  const BioNode& node = pool_[index];
+  return node.has(BioNode::remapped) && node.parent != kNoNode &&
+         pool_[node.parent].device != kNoDevice &&
+         stack_[pool_[node.parent].device].layer != LayerId::member;
+}
+
+void BioTracker::rq_issue(const Event& event) {
+  issued_[event.id] = event.ts;  // a request reissued (requeued) counts from its last issue
+}
+
+void BioTracker::rq_complete(const Event& event) {
+  const uint32_t device = device_of(event.dev);
+  if (const auto it = issued_.find(event.id); it != issued_.end()) {
+    // A partial completion ends the request's service here; the rest is not timed again.
+    devices_[device].service.add(event.ts > it->second ? event.ts - it->second : 0);
+    issued_.erase(it);
+  }
+  const uint64_t first = event.sector;
+  const uint64_t last = event.sector + event.bytes / kSector;  // exclusive
+  if (event.cpu >= covered_.size()) covered_.resize(event.cpu + 1);
+  Covered& covered = covered_[event.cpu];
+  if (!covered.bios.empty()) settle(event.cpu, event.seq);
+  for (const uint32_t index : in_flight_[device]) {
+    BioNode& node = pool_[index];
+    if (node.has(BioNode::rq_done) || node.sector < first || node.sector + node.sectors > last)
+      continue;
+    node.flags |= BioNode::rq_done;
+    covered.bios.emplace_back(index, node.address);
+  }
+  if (covered.bios.empty()) return;
+  // A part split from a bio ends before the bio it was cut from: smallest first.
+  std::sort(covered.bios.begin(), covered.bios.end(), [this](const auto& a, const auto& b) {
+    return pool_[a.first].sectors < pool_[b.first].sectors;
+  });
+  covered.ts = event.ts;
+  covered.error = static_cast<int32_t>(event.value);
+  ++covered_cpus_;
+}
+
+void BioTracker::before(const Event& event) {
+  if (covered_cpus_ == 0) return;
+  if (event.kind == Kind::read_done) {
+    settle_all();
+    return;
+  }
+  for (uint32_t cpu = 0; cpu < covered_.size() && covered_cpus_ != 0; ++cpu) {
+    Covered& covered = covered_[cpu];
+    if (covered.bios.empty()) continue;
+    if (cpu != event.cpu) {
+      if (event.ts > covered.ts + kCoveredWaitNs) settle(cpu, 0);
+      continue;
+    }
+    if (event.kind == Kind::complete) {
+      auto& bios = covered.bios;
+      const auto it = std::find_if(bios.begin(), bios.end(),
+                                   [&event](const auto& bio) { return bio.second == event.id; });
+      if (it != bios.end()) {
+        // The kernel traces this bio's completion itself: its C ends it.
+        bios.erase(it);
+        if (bios.empty()) --covered_cpus_;
+        continue;
+      }
+    }
+    settle(cpu, event.seq);
+  }
+}
+
+void BioTracker::settle_all() {
+  for (uint32_t cpu = 0; cpu < covered_.size() && covered_cpus_ != 0; ++cpu)
+    if (!covered_[cpu].bios.empty()) settle(cpu, 0);
+}
+
+void BioTracker::settle(uint32_t cpu, uint64_t next_seq) {
+  Covered& covered = covered_[cpu];
+  bool member = false;
+  for (const auto& [index, address] : covered.bios) {
+    const auto it = by_address_.find(address);
+    if (it == by_address_.end() || it->second != index) continue;  // ended or abandoned since
+    member = member || member_of_md_or_dm(index);
+    finish(index, covered.ts, covered.error);
+  }
+  covered.bios.clear();
+  --covered_cpus_;
+  // As after a C: md completes the bio it split at a chunk boundary right after its clone.
+  if (member && next_seq != 0) {
+    if (cpu >= split_completion_seq_.size()) split_completion_seq_.resize(cpu + 1, 0);
+    split_completion_seq_[cpu] = next_seq;
+  }
 }
 
 void BioTracker::finish(uint32_t index, uint64_t ts, int32_t error) {

@@ -6,10 +6,14 @@
 //   M: md or dm sent a bio on to a member; its parent is the bio in flight on FROM_DEV whose
 //      sectors contain FROM_SECTOR (the smallest such), because md also splits at chunk
 //      boundaries without an X event; the Q that follows on the member is the same bio;
-//   C: the bio ended; its address is free for reuse from here on.
+//   C: the bio ended; its address is free for reuse from here on;
+//   D: a request-based disk finished a request: the bios in flight on it inside the request's
+//      sectors ended (the kernel traces no C for them), unless C events for them follow the D
+//      on its CPU (then those C end them, as before).
 // Each io's completion is recorded on its device (DeviceStats).
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bio_tree.h"
@@ -36,6 +40,13 @@ class BioTracker {
   void split(const Event& event);
   void remap(const Event& event);
   void complete(const Event& event);
+  void rq_issue(const Event& event);  // notes the time, for the disk's service time
+  void rq_complete(const Event& event);
+  // Every event, before it is dispatched: ends the bios a D covered once no C for them can
+  // follow (the D's CPU moved on, a read ended, or 1 ms passed).
+  void before(const Event& event);
+  // The stream ended: ends whatever D covered.
+  void settle_all();
 
   const BioStats& stats() const { return stats_; }
   size_t in_flight() const { return by_address_.size(); }
@@ -51,6 +62,17 @@ class BioTracker {
   // Gives up on a bio whose address came back before its completion did.
   void abandon(uint32_t index);
   void forget(uint32_t index);  // no longer in flight: out of the address map and device list
+  bool member_of_md_or_dm(uint32_t index) const;
+  // Ends the bios the D on `cpu` covered; `next_seq` is the SEQ of the event on that CPU that
+  // came next (0 if none).
+  void settle(uint32_t cpu, uint64_t next_seq);
+
+  // The bios a D covered, per CPU, until settled.
+  struct Covered {
+    uint64_t ts = 0;
+    int32_t error = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> bios;  // node, address
+  };
 
   BioPool& pool_;
   Stack& stack_;
@@ -61,6 +83,9 @@ class BioTracker {
   // Per CPU: the SEQ just after a completion of a member bio of md or dm. md completes the
   // bio it split at a chunk boundary (no tracepoint saw it start) right there.
   std::vector<uint64_t> split_completion_seq_;
+  std::vector<Covered> covered_;                   // by CPU
+  size_t covered_cpus_ = 0;                        // CPUs with bios in covered_
+  std::unordered_map<uint64_t, uint64_t> issued_;  // requests issued: RQ -> I's time
   BioStats stats_;
 };
 

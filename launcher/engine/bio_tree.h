@@ -24,6 +24,7 @@ struct BioNode {
     same_bio = 8,        // the kernel remapped the parent bio itself: they complete together
     remapped = 16,       // made by M: a member bio of an md or dm device
     has_request = 32,
+    rq_done = 64,  // a request's completion (D) covered it; a C may still follow
   };
   uint64_t address = 0;
   uint64_t request = 0;  // with has_request

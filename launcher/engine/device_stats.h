@@ -11,6 +11,7 @@ struct DeviceStats {
   Histogram latency;        // queue to completion, ns
   double dwell_ns = 0;      // sum of the ios' latencies
   double exclusive_ns = 0;  // sum of the part of each io not spent in a device below it
+  Histogram service;        // request-based disks: each request's issue (I) to completion (D)
 };
 
 }  // namespace iotap::engine

@@ -86,6 +86,7 @@ struct Engine::Impl {
   }
 
   void dispatch(const Event& event) {
+    bios.before(event);
     switch (event.kind) {
       case Kind::read_start:
         requests.start(event);
@@ -109,12 +110,19 @@ struct Engine::Impl {
       case Kind::complete:
         bios.complete(event);
         return;
+      case Kind::rq_issue:
+        bios.rq_issue(event);
+        return;
+      case Kind::rq_complete:
+        bios.rq_complete(event);
+        return;
     }
   }
 
   Result finish() {
     splitter.finish([this](std::string_view text) { line(text); });
     sorter.flush([this](const Event& e) { dispatch(e); });
+    bios.settle_all();
 
     Result result;
     result.events = events;
@@ -126,7 +134,7 @@ struct Engine::Impl {
     for (size_t i = 0; i < stack.size(); ++i) {
       const Device& device = stack[i];
       const DeviceStats& s = stats[i];
-      if (!device.in_stack && s.ios == 0) continue;
+      if (!device.in_stack && s.ios == 0 && s.service.count() == 0) continue;
       DeviceResult d;
       d.name = device.info.name;
       d.spec = device.info.spec;
@@ -137,6 +145,7 @@ struct Engine::Impl {
       d.errors = s.errors;
       d.latency = latency_of(s.latency);
       d.exclusive_us = s.ios == 0 ? 0 : s.exclusive_ns / static_cast<double>(s.ios) / 1000;
+      d.service = latency_of(s.service);
       result.devices.push_back(std::move(d));
     }
     result.slow_members = find_slow_members(stack, stats, attribution);

@@ -5,7 +5,16 @@
 
 namespace iotap::engine {
 
-enum class Kind : uint8_t { read_start, read_done, queue, split, remap, complete };
+enum class Kind : uint8_t {
+  read_start,
+  read_done,
+  queue,
+  split,
+  remap,
+  complete,
+  rq_issue,     // I: a request-based disk takes a request to the device
+  rq_complete,  // D: the device finished (part of) a request
+};
 
 struct Event {
   uint64_t ts = 0;   // ns
@@ -14,14 +23,14 @@ struct Event {
   int32_t tid = 0;
   Kind kind = Kind::queue;
   char rw = '-';
-  uint64_t id = 0;           // RS, RD: the request; Q, X, M, C: the bio's address
-  uint64_t parent = 0;       // X: the bio it was cut from
-  uint32_t dev = 0;          // Q, M
+  uint64_t id = 0;           // RS, RD: the request; Q, X, M, C: the bio's address; I, D: RQ
+  uint64_t parent = 0;       // X: the bio it was cut from; I: the request's first bio
+  uint32_t dev = 0;          // Q, M, I, D
   uint32_t from_dev = 0;     // M
-  uint64_t sector = 0;       // Q, X, M
-  uint64_t bytes = 0;        // Q, X, M
+  uint64_t sector = 0;       // Q, X, M, I, D
+  uint64_t bytes = 0;        // Q, X, M, I, D
   uint64_t from_sector = 0;  // M
-  int64_t value = 0;         // RD: the read's result; C: the block status
+  int64_t value = 0;         // RD: the read's result; C, D: the block status
   // RS only.
   int32_t thread = 0;
   uint64_t block = 0, offset = 0, size = 0;

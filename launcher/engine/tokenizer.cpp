@@ -77,6 +77,12 @@ bool kind_of(std::string_view word, Kind& kind) {
       case 'C':
         kind = Kind::complete;
         return true;
+      case 'I':
+        kind = Kind::rq_issue;
+        return true;
+      case 'D':
+        kind = Kind::rq_complete;
+        return true;
       default:
         return false;
     }
@@ -130,6 +136,14 @@ Tokenized tokenize(std::string_view line, Event& event) {
       break;
     case Kind::complete:
       read = f.number(event.id, 16) && f.number(event.value);
+      break;
+    case Kind::rq_issue:
+      read = f.number(event.id, 16) && f.dev(event.dev) && f.number(event.sector) &&
+             f.number(event.bytes) && f.number(event.parent, 16);
+      break;
+    case Kind::rq_complete:
+      read = f.number(event.id, 16) && f.dev(event.dev) && f.number(event.sector) &&
+             f.number(event.bytes) && f.number(event.value);
       break;
   }
   if (!read) return {LineKind::malformed, "bad or missing field"};

@@ -45,16 +45,23 @@ Json json(const engine::Result& r) {
   out["layers"] = std::move(layers);
 
   Json devices = Json::array();
-  for (const auto& d : r.devices)
-    devices.push_back({{"name", d.name},
-                       {"dev", dev_text(d.dev)},
-                       {"spec", name_or_null(d.spec)},
-                       {"parent", name_or_null(d.parent)},
-                       {"ios", d.ios},
-                       {"bytes", d.bytes},
-                       {"errors", d.errors},
-                       {"latency_us", latency_us(d.latency)},
-                       {"exclusive_us", {{"mean", d.exclusive_us}}}});
+  for (const auto& d : r.devices) {
+    Json device = {{"name", d.name},
+                   {"dev", dev_text(d.dev)},
+                   {"spec", name_or_null(d.spec)},
+                   {"parent", name_or_null(d.parent)},
+                   {"ios", d.ios},
+                   {"bytes", d.bytes},
+                   {"errors", d.errors},
+                   {"latency_us", latency_us(d.latency)},
+                   {"exclusive_us", {{"mean", d.exclusive_us}}}};
+    // Request-based disks only (I and D events): each request's issue to completion.
+    if (d.service.count > 0)
+      device["service_us"] = {{"requests", d.service.count}, {"mean", d.service.mean_us},
+                              {"p50", d.service.p50_us},     {"p95", d.service.p95_us},
+                              {"p99", d.service.p99_us},     {"max", d.service.max_us}};
+    devices.push_back(std::move(device));
+  }
   out["devices"] = std::move(devices);
 
   Json slow = Json::array();

@@ -73,6 +73,28 @@ std::string devices_table(const Result& r) {
          table.render("  ");
 }
 
+// Request-based disks only: each request's issue to completion. Empty when no device has any.
+std::string service_table(const Result& r) {
+  Table table({{"device", Align::left},
+               {"requests", Align::right},
+               {"mean us", Align::right},
+               {"p50 us", Align::right},
+               {"p95 us", Align::right},
+               {"p99 us", Align::right},
+               {"max us", Align::right}});
+  bool any = false;
+  for (const auto& d : r.devices) {
+    const Latency& l = d.service;
+    if (l.count == 0) continue;
+    any = true;
+    table.row({d.name, std::to_string(l.count), us(l.mean_us), us(l.p50_us), us(l.p95_us),
+               us(l.p99_us), us(l.max_us)});
+  }
+  if (!any) return "";
+  return "\ndisk service (request-based disks: issue to completion per request):\n" +
+         table.render("  ");
+}
+
 std::string verdict_lines(const Result& r) {
   std::string text;
   for (const auto& s : r.slow_members) {
@@ -166,6 +188,7 @@ std::string text(const Result& result, bool with_waterfalls) {
   std::string out = requests_line(result);
   out += "\n" + layers_table(result);
   out += "\n" + devices_table(result);
+  out += service_table(result);
   out += "\n" + verdict_lines(result);
   out += loss_line(result);
   out += remap_lines(result);

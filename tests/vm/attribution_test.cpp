@@ -2,6 +2,7 @@
 // raid1 leg, nested stacks and a failing member.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <set>
@@ -96,16 +97,14 @@ TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
   }
   ASSERT_GT(healthy, 0);
   const double expected = d.delay_ms * 1000.0 + healthy_sum / healthy;
-  if (d.delay_ms >= 20) {
-    EXPECT_NEAR(delayed_mean, expected, 0.2 * expected) << stack;
-  } else {
-    // The guest kernel's dm-delay (6.1, HZ=250) holds bios on a jiffy timer and releases them
-    // from a workqueue: short delays come out a few 4 ms ticks long (measured: 5 ms -> 16 ms,
-    // 10 ms -> 18 ms under TCG). What the device really did is then between D and D + 3 ticks.
-    constexpr double kThreeTicksUs = 3 * 4000.0;
-    EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << stack;
-    EXPECT_LE(delayed_mean, expected + kThreeTicksUs) << stack;
-  }
+  // The guest kernel's dm-delay (6.1, HZ=250) holds bios on a jiffy timer and releases them
+  // from a workqueue, so what the device really does lies between D and a few 4 ms ticks more
+  // (measured under TCG: 5 ms -> 16 ms, 10 ms -> 18 ms, 20 ms -> 21 to 24 ms, 50 ms -> 53 ms).
+  // The measurement must land within 20% of D plus the healthy mean, or, for short delays,
+  // within three ticks of it; never below D.
+  constexpr double kThreeTicksUs = 3 * 4000.0;
+  EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << stack;
+  EXPECT_LE(delayed_mean, std::max(1.2 * expected, expected + kThreeTicksUs)) << stack;
   expect_nothing_lost(attribution);
 }
 

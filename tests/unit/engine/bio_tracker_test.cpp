@@ -118,6 +118,91 @@ TEST(BioTracker, CompletionOnAnotherCpuAndErrors) {
   EXPECT_EQ(r.loss.unmatched_completions, 0U);
 }
 
+// md0 = raid0(vda, vdb): request-based members, which trace no C for the bios md sends them.
+std::vector<StackDevice> two_virtio_disks() {
+  std::vector<StackDevice> stack{device("md0", kMd0, "raid0(virtio*2)", "")};
+  stack[0].md_level = "raid0";
+  stack[0].chunk_bytes = 524288;
+  for (uint32_t i = 0; i < 2; ++i) {
+    const std::string name = std::string("vd") + static_cast<char>('a' + i);
+    stack[0].md_members.emplace_back(name, 0);
+    stack.push_back(device(name, make_dev(253, i * 16), "virtio", "md0"));
+  }
+  return stack;
+}
+
+TEST(BioTracker, RequestCompletionEndsTheMemberBioOnARequestBasedDisk) {
+  const uint32_t vda = make_dev(253, 0);
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, 0xa0, kMd0, 0, 4096);
+  s.m(11 * kUs, 0, 100, 0xc0, vda, 0, 4096, kMd0, 0).q(12 * kUs, 0, 100, 0xc0, vda, 0, 4096);
+  s.i(15 * kUs, 0, 100, 0xe0, vda, 0, 4096, 0xc0);
+  // The disk's interrupt: the request's completion, then md's bio (the member bio's C is not
+  // traced).
+  s.d(212 * kUs, 2, 0, 0xe0, vda, 0, 4096, 10).c(213 * kUs, 2, 0, 0xa0, 10);
+  s.rd(220 * kUs, 1, 100, 1, -5);
+
+  Options options;
+  options.slowest = 1;
+  const Result r = run(two_virtio_disks(), s.text(), options);
+  EXPECT_EQ(find(r, "vda")->ios, 1U);
+  EXPECT_EQ(find(r, "vda")->bytes, 4096U);
+  EXPECT_EQ(find(r, "vda")->errors, 1U);
+  EXPECT_DOUBLE_EQ(find(r, "vda")->latency.mean_us, 200);  // Q -> D
+  EXPECT_EQ(find(r, "vda")->service.count, 1U);
+  EXPECT_DOUBLE_EQ(find(r, "vda")->service.mean_us, 197);  // I -> D
+  EXPECT_EQ(find(r, "md0")->service.count, 0U);
+  EXPECT_EQ(find(r, "md0")->errors, 1U);
+  ASSERT_EQ(r.failing_members.size(), 1U);
+  EXPECT_EQ(r.failing_members[0].name, "vda");
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  ASSERT_EQ(r.slowest.size(), 1U);
+  EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"md0", "vda"}));
+  const auto& vda_stage = r.slowest[0].stages[2];
+  EXPECT_EQ(vda_stage.start_ns, 12 * kUs);
+  EXPECT_EQ(vda_stage.end_ns, 212 * kUs);
+}
+
+TEST(BioTracker, RequestCoveringTwoBiosEndsBoth) {
+  // Two reads' member bios on vdb, contiguous, merged into one request; a third bio on vdb
+  // beyond the request stays in flight.
+  const uint32_t vdb = make_dev(253, 16);
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).rs(1 * kUs, 1, 200, 2, 0);
+  s.q(10 * kUs, 0, 100, 0xa1, kMd0, 1024, 4096).q(11 * kUs, 1, 200, 0xa2, kMd0, 1032, 4096);
+  s.m(12 * kUs, 0, 100, 0xc1, vdb, 0, 4096, kMd0, 1024).q(13 * kUs, 0, 100, 0xc1, vdb, 0, 4096);
+  s.m(14 * kUs, 1, 200, 0xc2, vdb, 8, 4096, kMd0, 1032).q(15 * kUs, 1, 200, 0xc2, vdb, 8, 4096);
+  s.q(16 * kUs, 1, 300, 0xc3, vdb, 16, 4096);
+  s.i(20 * kUs, 1, 200, 0xe0, vdb, 0, 8192, 0xc1);
+  s.d(113 * kUs, 3, 0, 0xe0, vdb, 0, 8192).c(114 * kUs, 3, 0, 0xa1).c(115 * kUs, 3, 0, 0xa2);
+  s.rd(120 * kUs, 0, 100, 1).rd(121 * kUs, 1, 200, 2);
+
+  const Result r = run(two_virtio_disks(), s.text());
+  EXPECT_EQ(find(r, "vdb")->ios, 2U);
+  EXPECT_EQ(find(r, "vdb")->bytes, 8192U);
+  EXPECT_EQ(find(r, "vdb")->errors, 0U);
+  EXPECT_DOUBLE_EQ(find(r, "vdb")->latency.mean_us, 99);  // (100 + 98) / 2
+  EXPECT_EQ(find(r, "md0")->ios, 2U);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 1U);
+  EXPECT_EQ(r.requests.count, 2U);
+}
+
+TEST(BioTracker, CompletionsTracedAfterTheRequestsEndTheBiosAsBefore) {
+  // A kernel that also traces each bio's C after the request's: the C decide, as without D.
+  const uint32_t vda = make_dev(253, 0);
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, 0xa0, kMd0, 0, 4096);
+  s.m(11 * kUs, 0, 100, 0xc0, vda, 0, 4096, kMd0, 0).q(12 * kUs, 0, 100, 0xc0, vda, 0, 4096);
+  s.d(100 * kUs, 2, 0, 0xe0, vda, 0, 4096).c(112 * kUs, 2, 0, 0xc0).c(113 * kUs, 2, 0, 0xa0);
+  s.rd(120 * kUs, 1, 100, 1, 4096);
+  const Result r = run(two_virtio_disks(), s.text());
+  EXPECT_EQ(find(r, "vda")->ios, 1U);
+  EXPECT_DOUBLE_EQ(find(r, "vda")->latency.mean_us, 100);  // Q -> its C
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+}
+
 TEST(BioTracker, UnknownCompletionsAndReadEndsAreLoss) {
   Stream s;
   s.c(1 * kUs, 0, 0, 0xdead).rd(2 * kUs, 0, 100, 77);

@@ -59,6 +59,19 @@ class Stream {
   Stream& c(uint64_t ts, uint32_t cpu, int tid, uint64_t bio, int error = 0) {
     return line("C", ts, cpu, tid, hex(bio) + " " + std::to_string(error));
   }
+  // A request-based disk issues request `rq` (first bio `bio`) and completes it.
+  Stream& i(uint64_t ts, uint32_t cpu, int tid, uint64_t rq, uint32_t dev, uint64_t sector,
+            uint64_t bytes, uint64_t bio) {
+    return line("I", ts, cpu, tid,
+                hex(rq) + " " + std::to_string(dev) + " " + std::to_string(sector) + " " +
+                    std::to_string(bytes) + " " + hex(bio));
+  }
+  Stream& d(uint64_t ts, uint32_t cpu, int tid, uint64_t rq, uint32_t dev, uint64_t sector,
+            uint64_t bytes, int error = 0) {
+    return line("D", ts, cpu, tid,
+                hex(rq) + " " + std::to_string(dev) + " " + std::to_string(sector) + " " +
+                    std::to_string(bytes) + " " + std::to_string(error));
+  }
   // A line as it is, e.g. the program's own output.
   Stream& raw(const std::string& text) {
     text_ += text + "\n";

@@ -75,6 +75,28 @@ TEST(Tokenizer, CompleteWithError) {
   EXPECT_EQ(e.value, 10);
 }
 
+TEST(Tokenizer, RequestIssueAndComplete) {
+  const Event i = parse(
+      "I 1795378543013466740 2 9 142 ff1beb2525190000 265289728 4096 131072 "
+      "ff1beb2525193310");
+  EXPECT_EQ(i.kind, Kind::rq_issue);
+  EXPECT_EQ(i.id, 0xff1beb2525190000U);
+  EXPECT_EQ(i.dev, 265289728U);
+  EXPECT_EQ(i.sector, 4096U);
+  EXPECT_EQ(i.bytes, 131072U);
+  EXPECT_EQ(i.parent, 0xff1beb2525193310U);
+  const Event d = parse("D 1795378543023466740 0 31 0 ff1beb2525190000 265289728 4096 131072 10");
+  EXPECT_EQ(d.kind, Kind::rq_complete);
+  EXPECT_EQ(d.id, 0xff1beb2525190000U);
+  EXPECT_EQ(d.dev, 265289728U);
+  EXPECT_EQ(d.sector, 4096U);
+  EXPECT_EQ(d.bytes, 131072U);
+  EXPECT_EQ(d.value, 10);
+  parse("D 1795378543023466740 0 31 0 ff1beb2525190000 265289728 4096 131072", LineKind::malformed);
+  parse("I 1795378543013466740 2 9 142 ff1beb2525190000 265289728 4096 131072 zz",
+        LineKind::malformed);
+}
+
 TEST(Tokenizer, ToleratesAlignmentSpacesAndCarriageReturn) {
   const Event e = parse("Q  1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0 1048576 R\r");
   EXPECT_EQ(e.ts, 1795378543012462720U);

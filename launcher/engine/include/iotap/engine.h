@@ -57,6 +57,8 @@ struct DeviceResult {
   uint64_t errors = 0;      // completions with a non-zero block status
   Latency latency;          // queue to completion, per io
   double exclusive_us = 0;  // mean per io of the part not spent in a device below it
+  Latency service;          // request-based disks: per request, issue (I) to completion (D);
+                            // count 0 for other devices
 };
 
 // One step of a waterfall. Stages nest: a member's stage lies inside its array's.
