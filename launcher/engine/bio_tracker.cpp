@@ -105,7 +105,11 @@ void BioTracker::split(const Event& event) {
     return;
   }
   const uint32_t parent_index = parent->second;
-  make(event, pool_[parent_index].device, event.sector, event.bytes, parent_index, 0);
+  BioNode& up = pool_[parent_index];
+  // The parent goes on from the end of the part: a request-based disk's D covers only that.
+  if (event.sector >= up.sector)
+    up.split_off = std::max(up.split_off, event.sector - up.sector + sectors_of(event.bytes));
+  make(event, up.device, event.sector, event.bytes, parent_index, 0);
 }
 
 uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) const {
@@ -189,8 +193,8 @@ void BioTracker::rq_complete(const Event& event) {
   if (!covered.bios.empty()) settle(event.cpu, event.seq);
   for (const uint32_t index : in_flight_[device]) {
     BioNode& node = pool_[index];
-    if (node.has(BioNode::rq_done) || node.sector < first || node.sector + node.sectors > last)
-      continue;
+    const uint64_t from = node.sector + std::min(node.split_off, node.sectors - 1);
+    if (node.has(BioNode::rq_done) || from < first || node.sector + node.sectors > last) continue;
     node.flags |= BioNode::rq_done;
     covered.bios.emplace_back(index, node.address);
   }

@@ -33,6 +33,8 @@ struct BioNode {
   uint64_t sector = 0;
   uint64_t sectors = 0;  // at least 1, so a sector is always inside some bio
   uint64_t bytes = 0;
+  uint64_t split_off = 0;      // sectors cut from its front by X on its device (what D must cover
+                               // is the rest)
   uint64_t covered_start = 0;  // the part of [start, end] spent in devices below (set at C)
   uint64_t covered_end = 0;
   uint32_t device = kNoDevice;  // index in the Stack

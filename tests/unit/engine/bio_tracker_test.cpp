@@ -189,6 +189,24 @@ TEST(BioTracker, RequestCoveringTwoBiosEndsBoth) {
   EXPECT_EQ(r.requests.count, 2U);
 }
 
+TEST(BioTracker, RequestsOfABioSplitOnTheDiskEndThePartAndTheRest) {
+  // The disk's queue limits split the member bio (X): the front part and the rest go in two
+  // requests; the second D covers only the rest of the bio.
+  const uint32_t vda = make_dev(253, 0);
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, 0xa0, kMd0, 0, 524288);
+  s.m(11 * kUs, 0, 100, 0xc0, vda, 0, 524288, kMd0, 0).q(12 * kUs, 0, 100, 0xc0, vda, 0, 524288);
+  s.x(13 * kUs, 0, 100, 0xb0, 0xc0, 0, 516096);
+  s.d(100 * kUs, 2, 0, 0xe0, vda, 0, 516096).d(150 * kUs, 2, 0, 0xe1, vda, 1008, 8192);
+  s.c(151 * kUs, 2, 0, 0xa0).rd(160 * kUs, 1, 100, 1, 524288);
+  const Result r = run(two_virtio_disks(), s.text());
+  EXPECT_EQ(find(r, "vda")->ios, 1U);
+  EXPECT_DOUBLE_EQ(find(r, "vda")->latency.mean_us, 138);  // Q -> the second D
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  EXPECT_EQ(r.stream.abandoned_bios, 0U);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+}
+
 TEST(BioTracker, CompletionsTracedAfterTheRequestsEndTheBiosAsBefore) {
   // A kernel that also traces each bio's C after the request's: the C decide, as without D.
   const uint32_t vda = make_dev(253, 0);
