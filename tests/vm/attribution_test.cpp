@@ -130,6 +130,22 @@ TEST_F(AttributionTest, TwoSlowMembersAtOnce) {
   EXPECT_EQ(named, (std::set<std::string>{"delay(ram,30ms)", "delay(ram,20ms)"})) << result.dump(2);
 }
 
+TEST_F(AttributionTest, AThrottledVirtioDiskIsARequestBasedSlowMember) {
+  // qemu throttles vda to 40 I/O per second once its burst allowance is spent; virtio-blk is
+  // request-based, so its bios complete through block_rq_complete, not block_bio_complete.
+  const json result = run_json("diagnose", "raid0(virtio:256M(iops=40), virtio:256M, virtio:256M)",
+                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 256 --direct");
+  const auto& slow = result["verdict"]["slow_members"];
+  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
+  EXPECT_EQ(slow[0]["spec"], "virtio:256M(iops=40)");
+  for (const auto& d : result["devices"]) {
+    if (d["parent"] == "md0") {
+      EXPECT_GT(d["ios"].get<int>(), 0) << "request-based member without ios: " << d.dump();
+    }
+  }
+  expect_nothing_lost(result);
+}
+
 TEST_F(AttributionTest, ASlowRaid1Leg) {
   const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
   const auto& slow = result["verdict"]["slow_members"];
