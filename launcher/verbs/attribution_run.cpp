@@ -11,6 +11,7 @@
 #include "iotap/report.h"
 #include "util/error.h"
 #include "verbs/json.h"
+#include "verbs/parse_options.h"
 
 namespace iotap::verbs {
 
@@ -81,16 +82,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
                           "print the N slowest reads as waterfalls");
   }
   add_target_options(visible, options, "local");
-  po::variables_map vm;
-  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
-                .options(visible)
-                .run(),
-            vm);
-  if (vm.contains("help")) {
-    std::cout << help << "\n" << visible << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_options(args, visible, help)) return 0;
 
   const AttributionRun run = run_attribution(options, slowest);
   std::string text;

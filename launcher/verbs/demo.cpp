@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "verbs/device_table.h"
 #include "verbs/json.h"
+#include "verbs/parse_options.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
@@ -64,16 +65,7 @@ int demo(Args args) {
                                          "print one JSON object on stdout instead of text")(
       "timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
       "stop the run after SECONDS");
-  po::variables_map vm;
-  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
-                .options(visible)
-                .run(),
-            vm);
-  if (vm.contains("help")) {
-    std::cout << kDemoHelp << "\n" << visible << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_options(args, visible, kDemoHelp)) return 0;
 
   const std::string script = std::string(config::kExampleDir) + "/iotime.stp";
   std::string output;

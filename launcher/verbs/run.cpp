@@ -6,6 +6,7 @@
 
 #include "util/error.h"
 #include "verbs/json.h"
+#include "verbs/parse_options.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
@@ -49,21 +50,11 @@ int run(Args args) {
   po::options_description visible;
   visible.add_options()("help,h", "show this help");
   add_target_options(visible, options, "local");
-  po::options_description all;
-  all.add(visible).add_options()("script", po::value(&script));
+  po::options_description hidden;
+  hidden.add_options()("script", po::value(&script));
   po::positional_options_description positional;
   positional.add("script", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
-                .options(all)
-                .positional(positional)
-                .run(),
-            vm);
-  if (vm.contains("help")) {
-    std::cout << kRunHelp << "\n" << visible << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_options(args, visible, kRunHelp, &hidden, &positional)) return 0;
   if (script.empty())
     throw UserError(
         "iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "iotap_cli.h"
@@ -24,7 +24,8 @@ class AttributionTest : public ::testing::Test {
     EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
   }
   json run_json(const std::string& verb, const std::string& stack, const std::string& command) {
-    const auto run = run_iotap({verb, "--json", "--target", "vm", "--stack", stack, "-c", command}, tmp_.path());
+    const auto run =
+        run_iotap({verb, "--json", "--target", "vm", "--stack", stack, "-c", command}, tmp_.path());
     EXPECT_TRUE(run.status.code == 0 || run.status.code == 1) << run.err;
     try {
       return json::parse(run.out);
@@ -109,14 +110,17 @@ TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RaidZero, DelayedMemberTest,
-                         ::testing::Values(Delayed{8, 7, 50}, Delayed{4, 0, 5}, Delayed{3, 1, 20}, Delayed{6, 3, 10}),
+                         ::testing::Values(Delayed{8, 7, 50}, Delayed{4, 0, 5}, Delayed{3, 1, 20},
+                                           Delayed{6, 3, 10}),
                          [](const auto& info) {
-                           return std::to_string(info.param.members) + "members_slot" + std::to_string(info.param.slot) +
-                                  "_" + std::to_string(info.param.delay_ms) + "ms";
+                           return std::to_string(info.param.members) + "members_slot" +
+                                  std::to_string(info.param.slot) + "_" +
+                                  std::to_string(info.param.delay_ms) + "ms";
                          });
 
 TEST_F(AttributionTest, AHealthyStackHasNoVerdict) {
-  const json result = run_json("diagnose", "raid0(ram*8)", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct");
+  const json result = run_json("diagnose", "raid0(ram*8)",
+                               "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct");
   EXPECT_TRUE(result["verdict"]["slow_members"].empty()) << result.dump(2);
   EXPECT_EQ(result["requests"]["count"], 64);
   expect_nothing_lost(result);
@@ -147,7 +151,8 @@ TEST_F(AttributionTest, AThrottledVirtioDiskIsARequestBasedSlowMember) {
 }
 
 TEST_F(AttributionTest, ASlowRaid1Leg) {
-  const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))",
+                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
   const auto& slow = result["verdict"]["slow_members"];
   ASSERT_EQ(slow.size(), 1U) << result.dump(2);
   EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)");
@@ -167,13 +172,15 @@ TEST_F(AttributionTest, DelayInsideALinearInsideARaid0) {
                                "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
   const auto& slow = result["verdict"]["slow_members"];
   ASSERT_EQ(slow.size(), 1U) << result.dump(2);
-  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)") << "the device that carries the time, below the linear";
+  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)")
+      << "the device that carries the time, below the linear";
 }
 
 TEST_F(AttributionTest, AFailingMemberCountsErrorsAndTheRunFinishes) {
-  const auto run = run_iotap({"attribute", "--json", "--target", "vm", "--stack", "raid0(ram*3, error(ram))", "-c",
-                              "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct"},
-                             tmp_.path());
+  const auto run =
+      run_iotap({"attribute", "--json", "--target", "vm", "--stack", "raid0(ram*3, error(ram))",
+                 "-c", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct"},
+                tmp_.path());
   EXPECT_EQ(run.status.code, 1) << "block_hasher counts read errors and exits 1\n" << run.err;
   const json result = json::parse(run.out);
   EXPECT_GT(device(result, "error(ram)")["errors"].get<int>(), 0) << result.dump(2);

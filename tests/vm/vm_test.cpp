@@ -99,8 +99,9 @@ TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
 }
 
 TEST_F(VmTest, TheEventStreamLosesNothing) {
-  const auto run = iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack", "raid0(ram*7, delay(ram, 50ms))",
-                          "-c", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
+  const auto run = iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack",
+                          "raid0(ram*7, delay(ram, 50ms))", "-c",
+                          "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_EQ(run.err.find("transport failures"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("skipped probes: "), std::string::npos) << run.err;
@@ -114,8 +115,10 @@ TEST_F(VmTest, TheEventStreamLosesNothing) {
     std::istringstream words(line);
     std::string kind, ts, cpu, seq, tid, request;
     if (!(words >> kind >> ts >> cpu >> seq >> tid)) continue;
-    if (kind != "RS" && kind != "RD" && kind != "Q" && kind != "X" && kind != "M" && kind != "C") continue;
-    EXPECT_TRUE(seq_by_cpu[cpu].insert(std::stoull(seq)).second) << "sequence number twice: " << line;
+    if (kind != "RS" && kind != "RD" && kind != "Q" && kind != "X" && kind != "M" && kind != "C")
+      continue;
+    EXPECT_TRUE(seq_by_cpu[cpu].insert(std::stoull(seq)).second)
+        << "sequence number twice: " << line;
     if (kind == "RS" && (words >> request)) started.insert(request);
     if (kind == "RD" && (words >> request)) done.insert(request);
   }

@@ -1,0 +1,30 @@
+#include "verbs/parse_options.h"
+
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <iostream>
+
+namespace iotap::verbs {
+
+namespace po = boost::program_options;
+
+bool parse_options(Args args, const po::options_description& visible, const char* help,
+                   const po::options_description* hidden,
+                   const po::positional_options_description* positional) {
+  po::options_description all;
+  all.add(visible);
+  if (hidden != nullptr) all.add(*hidden);
+  po::command_line_parser parser(std::vector<std::string>(args.begin(), args.end()));
+  parser.options(all);
+  if (positional != nullptr) parser.positional(*positional);
+  po::variables_map vm;
+  po::store(parser.run(), vm);
+  if (vm.contains("help")) {
+    std::cout << help << "\n" << visible << "\n";
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
+}  // namespace iotap::verbs
