@@ -45,14 +45,23 @@ std::vector<SlowMember> find_slow_members(const Stack& stack,
       const DeviceStats* own = stats_of(devices, member);
       if (own == nullptr) continue;
       std::vector<double> siblings;
-      for (const size_t sibling : members)
-        if (const DeviceStats* s = stats_of(devices, sibling); sibling != member && s != nullptr)
+      std::vector<double> siblings_p50;
+      for (const size_t sibling : members) {
+        if (const DeviceStats* s = stats_of(devices, sibling); sibling != member && s != nullptr) {
           siblings.push_back(s->latency.mean());
+          siblings_p50.push_back(static_cast<double>(s->latency.percentile(0.5)));
+        }
+      }
       if (siblings.empty()) continue;
       const double baseline = median(siblings);
       const double mean = own->latency.mean();
       if (mean <= rules.times_siblings * baseline || mean - baseline <= rules.above_siblings_ns)
         continue;
+      // A mean can be carried by a few outliers (a vCPU preempted on a loaded host once made a
+      // healthy ram disk's mean 15 times its siblings' with a median like theirs). A slow member
+      // is slow for its typical io too.
+      const double typical = static_cast<double>(own->latency.percentile(0.5));
+      if (typical <= rules.times_siblings * median(siblings_p50)) continue;
       const size_t named = carrier(stack, devices, member, rules.carries);
       SlowMember result;
       result.name = stack[named].info.name;

@@ -19,7 +19,7 @@
 namespace iotap::engine {
 
 struct VerdictRules {
-  double times_siblings = 3;       // slow: mean above this many times the siblings' median
+  double times_siblings = 3;       // slow: mean (and median) above this many times the siblings
   double above_siblings_ns = 1e6;  // and above it by more than this
   double carries = 0.8;            // a device beneath carries the member's time from here
   double tail_quantile = 0.99;     // share_of_p99 is over the reads from this quantile up
