@@ -23,37 +23,35 @@ endforeach()
 file(REMOVE_RECURSE "${DEST}")
 file(COPY "${SOURCE}/" DESTINATION "${DEST}")
 
-set(applied "")
-file(READ "${TASK_WORK_HEADER}" header)
-if(header MATCHES "task_work_cancel_func")
-  set(file "${DEST}/stp_task_work.c")
-  file(READ "${file}" text)
-  set(replacements
-      "typeof(&task_work_cancel)" "typeof(&task_work_cancel_func)"
-      "kallsyms_lookup_name(\"task_work_cancel\")" "kallsyms_lookup_name(\"task_work_cancel_func\")")
+# patch(FILE FROM TO [FROM TO ...]): replaces each FROM in DEST/FILE by its TO; a FROM that is
+# missing means this SystemTap's runtime changed, and the build stops rather than guess.
+function(patch file)
+  set(path "${DEST}/${file}")
+  file(READ "${path}" text)
+  set(replacements ${ARGN})
   while(replacements)
     list(POP_FRONT replacements from to)
     string(FIND "${text}" "${from}" at)
     if(at EQUAL -1)
-      message(FATAL_ERROR "stap runtime compat: '${from}' not found in ${file}; "
+      message(FATAL_ERROR "stap runtime compat: '${from}' not found in ${path}; "
                           "this SystemTap's runtime changed, revisit cmake/StapRuntimeCompat.cmake")
     endif()
     string(REPLACE "${from}" "${to}" text "${text}")
   endwhile()
-  file(WRITE "${file}" "${text}")
+  file(WRITE "${path}" "${text}")
+endfunction()
+
+set(applied "")
+file(READ "${TASK_WORK_HEADER}" header)
+if(header MATCHES "task_work_cancel_func")
+  patch(stp_task_work.c
+        "typeof(&task_work_cancel)" "typeof(&task_work_cancel_func)"
+        "kallsyms_lookup_name(\"task_work_cancel\")" "kallsyms_lookup_name(\"task_work_cancel_func\")")
   list(APPEND applied "task_work_cancel_func")
 endif()
-set(relay "${DEST}/transport/relay_v2.c")
-file(READ "${relay}" text)
-set(from "	if (buf->offset >= buf->chan->subbuf_size) {\n		size_request = __stp_relay_switch_subbuf(buf, size_request);")
-set(to "	if (buf->offset >= buf->chan->subbuf_size || buf->chan->subbuf_size - buf->offset < 64) {\n		size_request = __stp_relay_switch_subbuf(buf, size_request);")
-string(FIND "${text}" "${from}" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "stap runtime compat: the sub-buffer switch in ${relay} changed; "
-                      "revisit cmake/StapRuntimeCompat.cmake")
-endif()
-string(REPLACE "${from}" "${to}" text "${text}")
-file(WRITE "${relay}" "${text}")
+patch(transport/relay_v2.c
+      "	if (buf->offset >= buf->chan->subbuf_size) {\n		size_request = __stp_relay_switch_subbuf(buf, size_request);"
+      "	if (buf->offset >= buf->chan->subbuf_size || buf->chan->subbuf_size - buf->offset < 64) {\n		size_request = __stp_relay_switch_subbuf(buf, size_request);")
 list(APPEND applied "relay_subbuf_tail")
 
 list(JOIN applied "\n" applied_text)
