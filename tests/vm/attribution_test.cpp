@@ -42,6 +42,15 @@ class AttributionTest : public ::testing::Test {
     ADD_FAILURE() << "no device with spec " << spec << " in " << result["devices"].dump();
     return kNone;
   }
+  // The one slow member of a verdict, or a failure (and null) when there is not exactly one.
+  static const json* the_slow_member(const json& result) {
+    const auto& slow = result["verdict"]["slow_members"];
+    if (slow.size() != 1) {
+      ADD_FAILURE() << "expected one slow member:\n" << result.dump(2);
+      return nullptr;
+    }
+    return &slow[0];
+  }
   static void expect_nothing_lost(const json& result) {
     const auto& loss = result["loss"];
     EXPECT_EQ(loss["events_lost"], 0) << loss.dump();
@@ -51,6 +60,9 @@ class AttributionTest : public ::testing::Test {
 
   TempDir tmp_{"iotap-attribution-test"};
 };
+
+// 4 threads reading 32 MiB with O_DIRECT: enough reads per member for a verdict, seconds to run.
+constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct";
 
 struct Delayed {
   int members;
@@ -76,17 +88,16 @@ std::string delayed_stack(const Delayed& d) {
 TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
   const Delayed d = GetParam();
   const std::string stack = delayed_stack(d);
-  const std::string workload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct";
   const std::string delayed_spec = "delay(ram," + std::to_string(d.delay_ms) + "ms)";
 
-  const json verdict = run_json("diagnose", stack, workload);
-  const auto& slow = verdict["verdict"]["slow_members"];
-  ASSERT_EQ(slow.size(), 1U) << stack << "\n" << verdict.dump(2);
-  EXPECT_EQ(slow[0]["spec"], delayed_spec);
-  EXPECT_EQ(slow[0]["parent"], "md0");
+  const json verdict = run_json("diagnose", stack, kWorkload);
+  const json* slow = the_slow_member(verdict);
+  ASSERT_NE(slow, nullptr) << stack;
+  EXPECT_EQ((*slow)["spec"], delayed_spec);
+  EXPECT_EQ((*slow)["parent"], "md0");
   expect_nothing_lost(verdict);
 
-  const json attribution = run_json("attribute", stack, workload);
+  const json attribution = run_json("attribute", stack, kWorkload);
   const double delayed_mean = device(attribution, delayed_spec)["latency_us"]["mean"];
   double healthy_sum = 0;
   int healthy = 0;
@@ -127,8 +138,8 @@ TEST_F(AttributionTest, AHealthyStackHasNoVerdict) {
 }
 
 TEST_F(AttributionTest, TwoSlowMembersAtOnce) {
-  const json result = run_json("diagnose", "raid0(ram*4, delay(ram, 30ms), delay(ram, 20ms))",
-                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  const json result =
+      run_json("diagnose", "raid0(ram*4, delay(ram, 30ms), delay(ram, 20ms))", kWorkload);
   std::set<std::string> named;
   for (const auto& member : result["verdict"]["slow_members"]) named.insert(member["spec"]);
   EXPECT_EQ(named, (std::set<std::string>{"delay(ram,30ms)", "delay(ram,20ms)"})) << result.dump(2);
@@ -139,9 +150,9 @@ TEST_F(AttributionTest, AThrottledVirtioDiskIsARequestBasedSlowMember) {
   // request-based, so its bios complete through block_rq_complete, not block_bio_complete.
   const json result = run_json("diagnose", "raid0(virtio:256M(iops=40), virtio:256M, virtio:256M)",
                                "block_hasher -d __DEV__ -b 1048576 -t 4 -n 256 --direct");
-  const auto& slow = result["verdict"]["slow_members"];
-  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
-  EXPECT_EQ(slow[0]["spec"], "virtio:256M(iops=40)");
+  const json* slow = the_slow_member(result);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ((*slow)["spec"], "virtio:256M(iops=40)");
   for (const auto& d : result["devices"]) {
     if (d["parent"] == "md0") {
       EXPECT_GT(d["ios"].get<int>(), 0) << "request-based member without ios: " << d.dump();
@@ -151,28 +162,25 @@ TEST_F(AttributionTest, AThrottledVirtioDiskIsARequestBasedSlowMember) {
 }
 
 TEST_F(AttributionTest, ASlowRaid1Leg) {
-  const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))",
-                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
-  const auto& slow = result["verdict"]["slow_members"];
-  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
-  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)");
+  const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))", kWorkload);
+  const json* slow = the_slow_member(result);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)");
 }
 
 TEST_F(AttributionTest, LinearOverRaid0) {
-  const json result = run_json("diagnose", "linear(raid0(ram*3, delay(ram, 20ms)))",
-                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
-  const auto& slow = result["verdict"]["slow_members"];
-  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
-  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)");
-  EXPECT_EQ(slow[0]["parent"], "md0");
+  const json result = run_json("diagnose", "linear(raid0(ram*3, delay(ram, 20ms)))", kWorkload);
+  const json* slow = the_slow_member(result);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)");
+  EXPECT_EQ((*slow)["parent"], "md0");
 }
 
 TEST_F(AttributionTest, DelayInsideALinearInsideARaid0) {
-  const json result = run_json("diagnose", "raid0(ram*3, linear(delay(ram, 20ms)))",
-                               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
-  const auto& slow = result["verdict"]["slow_members"];
-  ASSERT_EQ(slow.size(), 1U) << result.dump(2);
-  EXPECT_EQ(slow[0]["spec"], "delay(ram,20ms)")
+  const json result = run_json("diagnose", "raid0(ram*3, linear(delay(ram, 20ms)))", kWorkload);
+  const json* slow = the_slow_member(result);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)")
       << "the device that carries the time, below the linear";
 }
 
