@@ -13,6 +13,15 @@
 # 10 of ~1000 event lines lost per guest run, with -s 16 and -s 64 alike). The fix switches
 # sub-buffers when fewer than 64 bytes are left, which wastes at most 64 bytes of each 4 KiB.
 #
+# Known break (systemtap 4.8 on Linux 6.0 and later): kprobe.module("M").function("F") never
+# fires. The runtime turns a symbol_name probe into an address by walking
+# kallsyms_on_each_symbol(), and when that finds nothing it gives up silently (module probes
+# get no registration warning). Since Linux 6.0 kallsyms_on_each_symbol() walks vmlinux only;
+# module symbols are walked by module_kallsyms_on_each_symbol(). So every module probe was
+# dropped: the "kprobe.module(\"raid0\") mystery" in platform-facts. The fix hands a module
+# probe that was not found to register_kprobe() by name ("raid0:raid0_make_request"), which
+# the kernel resolves with kallsyms_lookup_name(), module symbols included.
+#
 # DEST/iotap-compat.txt records which changes were applied; tests read it.
 foreach(var SOURCE DEST TASK_WORK_HEADER)
   if(NOT DEFINED ${var})
@@ -53,6 +62,19 @@ patch(transport/relay_v2.c
       "	if (buf->offset >= buf->chan->subbuf_size) {\n		size_request = __stp_relay_switch_subbuf(buf, size_request);"
       "	if (buf->offset >= buf->chan->subbuf_size || buf->chan->subbuf_size - buf->offset < 64) {\n		size_request = __stp_relay_switch_subbuf(buf, size_request);")
 list(APPEND applied "relay_subbuf_tail")
+
+set(_module_probe "(skp->module && skp->module[0] && strcmp(skp->module, \"kernel\") != 0)")
+# (No ';' in these strings: CMake would split the argument list there. The else-if line is the
+# same in the kprobe and kretprobe functions; u.kp and u.krp.kp are the same struct kprobe, as
+# kretprobe's first member, so one test of u.kp.addr serves both.)
+patch(linux/kprobes.c
+      "if (USE_KALLSYMS_ON_EACH_SYMBOL && kp->addr == 0)\n"
+      "if (USE_KALLSYMS_ON_EACH_SYMBOL && kp->addr == 0 && !${_module_probe})\n"
+      "if (USE_KALLSYMS_ON_EACH_SYMBOL && krp->kp.addr == 0)\n"
+      "if (USE_KALLSYMS_ON_EACH_SYMBOL && krp->kp.addr == 0 && !${_module_probe})\n"
+      "else if (!USE_KALLSYMS_ON_EACH_SYMBOL) {"
+      "else if (!USE_KALLSYMS_ON_EACH_SYMBOL || (${_module_probe} && skp->kprobe->u.kp.addr == 0)) {")
+list(APPEND applied "module_probes_by_name")
 
 list(JOIN applied "\n" applied_text)
 file(WRITE "${DEST}/iotap-compat.txt" "${applied_text}\n")

@@ -31,5 +31,17 @@ TEST(StapRuntimeCompat, FlushesNeverLandInASubBuffersLastBytes) {
   EXPECT_NE(relay.find("buf->chan->subbuf_size - buf->offset < 64"), std::string::npos);
 }
 
+// kprobe.module("raid0").function(...) never fired on 6.1: the runtime looked module symbols up
+// with kallsyms_on_each_symbol(), which walks vmlinux only since Linux 6.0. The adapted copy
+// registers such probes by "module:symbol" name instead (the vm test RaidZeroDeepDive fires one).
+TEST(StapRuntimeCompat, ModuleProbesNotFoundInVmlinuxAreRegisteredByName) {
+  const std::string applied = read_file(std::string(STAP_RUNTIME_DIR) + "/iotap-compat.txt");
+  const std::string kprobes = read_file(std::string(STAP_RUNTIME_DIR) + "/linux/kprobes.c");
+  EXPECT_NE(applied.find("module_probes_by_name"), std::string::npos);
+  EXPECT_NE(kprobes.find("kp->addr == 0 && !(skp->module && skp->module[0]"), std::string::npos);
+  EXPECT_NE(kprobes.find("krp->kp.addr == 0 && !(skp->module && skp->module[0]"), std::string::npos);
+  EXPECT_EQ(kprobes.find("else if (!USE_KALLSYMS_ON_EACH_SYMBOL) {"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace iotap
