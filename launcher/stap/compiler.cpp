@@ -24,6 +24,7 @@ std::string compile_module(const CompileRequest& request) {
   if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
   for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
   argv.push_back(script);
+  argv.insert(argv.end(), request.script_args.begin(), request.script_args.end());
   SpawnOptions options;
   options.cwd = request.work_dir;
   const Captured result = capture(argv, options);

@@ -13,6 +13,9 @@ struct CompileRequest {
   std::string kernel_release;  // for `stap -r`; empty: the running kernel
   std::string runtime_dir;     // for `stap -R`; empty: SystemTap's own
   std::string work_dir;        // private; the module is written here
+  // The script's own arguments, read in the script as $1/@1, $2/@2, ... (SystemTap's
+  // classic way to pass a probe point or an interval, as para-callgraph.stp does).
+  std::vector<std::string> script_args;
 };
 
 // The bundled tapset directories passed with -I.

@@ -9,6 +9,12 @@ std::span<const Verb> all() {
       Verb{"demo", "the incident: a raid0 with one delayed member, found in one command", demo},
       Verb{"diagnose", "which member of the md/dm stack is slow, with the evidence", diagnose},
       Verb{"attribute", "where each read's time goes: layer by layer, device by device", attribute},
+      Verb{"iotime", "per-device read/write time, count and average, like ioblktime", iotime},
+      Verb{"latency", "what the program's threads were blocked on, by reason, like latencytap",
+           latency},
+      Verb{"callgraph", "an indented call tree of the program's functions while it runs",
+           callgraph},
+      Verb{"top", "live per-interval rates: submits per device, USDT events per probe", top},
       Verb{"run", "compile and run a .stp script against a program (-c) or a pid (-x)", run},
       Verb{"probes", "list a binary's USDT probes with their argument sizes", probes},
   };

@@ -58,8 +58,9 @@ std::function<void(std::string_view)> stderr_status_printer() {
   };
 }
 
-TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options,
+TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
                            const TracedRunSinks& sinks) {
+  const std::string& script_path = script.path;
   check_target_options(options);
   if (::access(script_path.c_str(), R_OK) != 0)
     throw UserError("cannot read script '" + script_path + "'");
@@ -99,7 +100,8 @@ TracedRunResult traced_run(const std::string& script_path, const TargetOptions& 
                " (the first compile takes about 2 minutes; later ones are cached)");
   const std::string module =
       stap::compile_module({stap::prepare_script(script_path, markers), script_path,
-                            result.kernel_release, vm ? config::kStapRuntimeDir : "", work.path()});
+                            result.kernel_release, vm ? config::kStapRuntimeDir : "", work.path(),
+                            script.args});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);

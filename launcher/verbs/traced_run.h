@@ -35,8 +35,18 @@ struct TracedRunResult {
   double run_seconds = 0;
 };
 
-TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options,
+// The script a verb runs: a file (usually one of examples/) and its arguments ($1, @2, ...).
+struct TracedScript {
+  std::string path;
+  std::vector<std::string> args;
+};
+
+TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
                            const TracedRunSinks& sinks);
+inline TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options,
+                                  const TracedRunSinks& sinks) {
+  return traced_run(TracedScript{script_path, {}}, options, sinks);
+}
 
 // "stack top: md0 = raid0(...)" and one "md0 raid0(...) <- ram0 ... dm-0" line per parent.
 std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices);

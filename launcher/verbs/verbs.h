@@ -14,6 +14,10 @@ int run(Args args);
 int demo(Args args);
 int attribute(Args args);
 int diagnose(Args args);
+int callgraph(Args args);
+int latency(Args args);
+int iotime(Args args);
+int top(Args args);
 
 struct Verb {
   std::string_view name;

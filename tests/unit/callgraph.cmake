@@ -1,0 +1,1 @@
+# Unit tests for iotap callgraph (issue 4).

@@ -1,0 +1,1 @@
+# Unit tests for iotap iotime and top (issue 4).

@@ -1,0 +1,1 @@
+# Unit tests for iotap latency (issue 4).

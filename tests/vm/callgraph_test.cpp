@@ -1,0 +1,2 @@
+// vm tests: callgraph (issue 4).
+#include <gtest/gtest.h>

@@ -1,0 +1,2 @@
+// vm tests: iotime_top (issue 4).
+#include <gtest/gtest.h>

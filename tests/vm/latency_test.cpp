@@ -1,0 +1,2 @@
+// vm tests: latency (issue 4).
+#include <gtest/gtest.h>
