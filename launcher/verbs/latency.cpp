@@ -1,9 +1,119 @@
-// iotap latency: (being written; see issue 4).
+// iotap latency: what the program's threads were blocked on, grouped by reason (latencytap).
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "iotap/config.h"
+#include "latency/blocked_time.h"
 #include "util/error.h"
+#include "verbs/json.h"
+#include "verbs/latency_report.h"
+#include "verbs/parse_options.h"
+#include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
 namespace iotap::verbs {
 
-int latency(Args /*args*/) { throw UserError("iotap latency is not written yet"); }
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kHelp =
+    R"(usage: iotap latency -c CMD | -x PID [--target local|vm] [--stack SPEC] [--stacks] [--json]
+
+Time the program's threads spent asleep in the kernel, grouped by why, like SystemTap's
+latencytap and latencytop before it. Every sleep is timed from the moment the thread leaves
+the CPU until it is woken; its reason is read from the kernel path it slept in, named from the
+target's own symbol table (/proc/kallsyms, read in the guest during the run):
+  Reason        e.g. "Reading from file" (vfs_read), "Userspace lock contention" (futex_wait:
+                pthread_join, mutexes), "Page fault", "Application requested delay";
+                "Other: F" names the first kernel function when no known one is in the path
+  Count         sleeps for that reason
+  Average(us)   mean time asleep per sleep;  Maximum(us) the longest
+  Percent%      share of all the threads' time asleep (thread time: 8 threads asleep together
+                for 1 s count 8 s)
+A preempted thread is runnable, not asleep: it is not counted. --stacks prints, under each
+reason, the kernel stack of its longest sleep.
+
+examples:
+  iotap latency --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
+      -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
+  iotap latency --target vm --stack 'raid0(ram*4)' -c 'block_hasher -d __DEV__ -b 65536 -t 16' --stacks
+  iotap latency -x 1234 --timeout 10 --json      # this kernel, as root
+
+The JSON (schema iotap.latency/1) has sleeps, total_us, unfinished_sleeps and reasons[] with
+reason, function, count, total_us, avg_us, max_us, percent, longest_stack[] and threads[]
+(tid, total_us); see docs/toolbox.md.
+
+options)";
+
+}  // namespace
+
+int latency(Args args) {
+  TargetOptions options;
+  bool stacks = false;
+  po::options_description visible;
+  visible.add_options()("help,h", "show this help")(
+      "stacks", po::bool_switch(&stacks), "print the kernel stack of each reason's longest sleep");
+  add_target_options(visible, options, "local");
+  if (!parse_options(args, visible, kHelp)) return 0;
+  if (options.command_line.empty() && !options.pid)
+    throw UserError(
+        "give the program to watch: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
+        "or -x PID");
+
+  latency::BlockedTimeTracker tracker;
+  std::shared_ptr<const symbols::KernelSymbols> names;
+  std::string partial_line;
+  const auto take_line = [&](std::string_view line) {
+    const std::string named = names ? names->symbolize_text(line) : std::string(line);
+    if (const auto event = latency::parse_sleep_event(named)) {
+      tracker.add(*event);
+    } else if (line != "iotap-latency 1\n") {
+      // The program's own output: shown, but kept off stdout, which carries the result.
+      std::fwrite(line.data(), 1, line.size(), stderr);
+    }
+  };
+  TracedRunSinks sinks;
+  sinks.status = stderr_status_printer();
+  sinks.kernel_symbols = [&](std::shared_ptr<const symbols::KernelSymbols> table) {
+    names = std::move(table);
+  };
+  sinks.output = [&](std::string_view bytes) {
+    partial_line += bytes;
+    size_t start = 0;
+    for (size_t end = partial_line.find('\n'); end != std::string::npos;
+         end = partial_line.find('\n', start)) {
+      take_line(std::string_view(partial_line).substr(start, end + 1 - start));
+      start = end + 1;
+    }
+    partial_line.erase(0, start);
+  };
+  TracedScript script{std::string(config::kExampleDir) + "/latency.stp", {}};
+  script.kernel_symbols = true;
+  const TracedRunResult run = traced_run(script, options, sinks);
+  if (!partial_line.empty()) take_line(partial_line);
+
+  const latency::BlockedTime blocked = tracker.finish();
+  std::string text;
+  if (options.json) {
+    Json json{{"schema", "iotap.latency/1"}, {"kernel", run.kernel_release}};
+    json.update(latency_json(blocked));
+    json["stack"] = stack_json(run.devices);
+    json["exit_status"] = run.exit_status;
+    text = to_text(json);
+  } else {
+    text = latency_text(blocked, stacks);
+  }
+  if (options.output_path.empty()) {
+    std::cout << text;
+  } else {
+    std::ofstream file(options.output_path);
+    file << text;
+    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
+  }
+  return run.exit_status;
+}
 
 }  // namespace iotap::verbs

@@ -1,10 +1,13 @@
 // iotap run SCRIPT.stp: compile a SystemTap script with the bundled tapsets and run it.
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "util/error.h"
+#include "util/files.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
 #include "verbs/traced_run.h"
@@ -27,6 +30,11 @@ With --target vm, iotap boots a throwaway qemu guest with a kernel that can load
 modules, builds --stack in it with mdadm and dmsetup, and runs -c there; use this where the
 local kernel cannot load modules (containers, CI, a laptop without kernel headers).
 
+Kernel addresses in what the script prints (backtrace()'s 0xffff... words) are named on the host,
+as function+offset [module], from the target's own /proc/kallsyms (read in the guest during the
+same boot, so KASLR and modules are right). This happens when the script calls backtrace();
+--raw-addresses keeps the numbers.
+
 Ctrl-C stops the run: the script's end probes still run and their output still arrives.
 iotap exits with the -c program's exit status (130 after Ctrl-C).
 
@@ -42,13 +50,21 @@ examples:
 
 options)";
 
+bool prints_backtraces(const std::string& script_path) {
+  if (::access(script_path.c_str(), R_OK) != 0) return false;  // traced_run says why
+  return read_file(script_path).find("backtrace(") != std::string::npos;
+}
+
 }  // namespace
 
 int run(Args args) {
   TargetOptions options;
   std::string script;
+  bool raw_addresses = false;
   po::options_description visible;
-  visible.add_options()("help,h", "show this help");
+  visible.add_options()("help,h", "show this help")(
+      "raw-addresses", po::bool_switch(&raw_addresses),
+      "leave kernel addresses in the output as numbers");
   add_target_options(visible, options, "local");
   po::options_description hidden;
   hidden.add_options()("script", po::value(&script));
@@ -67,7 +83,7 @@ int run(Args args) {
   std::string captured;
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
-  sinks.output = [&](std::string_view bytes) {
+  const auto write_output = [&](std::string_view bytes) {
     if (options.json) {
       captured += bytes;
     } else if (file.is_open()) {
@@ -77,7 +93,24 @@ int run(Args args) {
       std::fflush(stdout);
     }
   };
-  const TracedRunResult result = traced_run(script, options, sinks);
+  TracedScript traced{script, {}};
+  traced.kernel_symbols = !raw_addresses && prints_backtraces(script);
+  // Addresses are named a whole line at a time: a read can end in the middle of one.
+  std::shared_ptr<const symbols::KernelSymbols> names;
+  std::string partial_line;
+  sinks.kernel_symbols = [&](std::shared_ptr<const symbols::KernelSymbols> table) {
+    names = std::move(table);
+  };
+  sinks.output = [&](std::string_view bytes) {
+    if (!names) return write_output(bytes);
+    partial_line += bytes;
+    const size_t end = partial_line.rfind('\n');
+    if (end == std::string::npos) return;
+    write_output(names->symbolize_text(std::string_view(partial_line).substr(0, end + 1)));
+    partial_line.erase(0, end + 1);
+  };
+  const TracedRunResult result = traced_run(traced, options, sinks);
+  if (!partial_line.empty()) write_output(names->symbolize_text(partial_line));
 
   if (options.json) {
     const Json json{{"schema", "iotap.run/1"},

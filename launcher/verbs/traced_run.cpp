@@ -16,6 +16,7 @@
 #include "target/local_runner.h"
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/temp_dir.h"
 
 namespace iotap::verbs {
@@ -25,6 +26,16 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The local kernel's table: /proc/kallsyms shows addresses only to root (kptr_restrict).
+std::shared_ptr<const symbols::KernelSymbols> local_kernel_symbols() {
+  const std::string text = read_file("/proc/kallsyms");
+  if (symbols::addresses_hidden(text))
+    throw UserError(
+        "/proc/kallsyms hides kernel addresses from this user (kernel.kptr_restrict): run iotap "
+        "as root to name kernel functions");
+  return std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(text));
 }
 
 std::string running_kernel() {
@@ -118,6 +129,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   if (vm) {
     vm::VmRun run;
     run.module_path = module;
+    run.kernel_symbols = script.kernel_symbols;
     run.stack = stack;
     run.memory_mib = options.memory_mib;
     run.timeout = std::chrono::seconds(options.timeout_seconds);
@@ -142,11 +154,22 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
       }
     };
     events.device = [&](const vm::GuestDevice& device) { result.devices.push_back(device); };
+    events.kernel_symbols = [&](std::string text) {
+      result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
+          symbols::KernelSymbols::parse(std::move(text)));
+      sinks.status("kernel symbol table: " + std::to_string(result.kernel_symbols->size()) +
+                   " functions");
+      if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+    };
     const vm::VmResult vm_result = run_in_vm(run, events);
     result.staprun_status = vm_result.exit_status;
     result.interrupted = vm_result.interrupted;
     result.timed_out = vm_result.timed_out;
   } else {
+    if (script.kernel_symbols) {
+      result.kernel_symbols = local_kernel_symbols();
+      if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+    }
     LocalRun run;
     run.module_path = module;
     run.pid = options.pid;

@@ -2,11 +2,13 @@
 // The path every tracing verb takes: resolve the command and the stack, fill in the script's
 // markers, compile it for the target's kernel, run it there, and stream what it prints.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "symbols/kernel_symbols.h"
 #include "target/vm/vm_runner.h"
 #include "verbs/target_options.h"
 
@@ -20,6 +22,8 @@ struct TracedRunSinks {
   std::function<void(std::string_view)> diagnostic;
   // Optional. The stack as the guest built it, once, before the script's output starts.
   std::function<void(const std::vector<vm::GuestDevice>&)> stack;
+  // Optional. With TracedScript::kernel_symbols: the target's symbol table, before any output.
+  std::function<void(std::shared_ptr<const symbols::KernelSymbols>)> kernel_symbols;
 };
 
 struct TracedRunResult {
@@ -31,6 +35,7 @@ struct TracedRunResult {
   std::string kernel_release;
   std::string top_device;                // the stack's top device path, when there is a stack
   std::vector<vm::GuestDevice> devices;  // the stack as the guest built it
+  std::shared_ptr<const symbols::KernelSymbols> kernel_symbols;  // when asked for and received
   double compile_seconds = 0;
   double run_seconds = 0;
 };
@@ -39,6 +44,9 @@ struct TracedRunResult {
 struct TracedScript {
   std::string path;
   std::vector<std::string> args;
+  // The script prints kernel addresses (backtrace()): fetch the target's symbol table so they
+  // can be named on the host (TracedRunResult::kernel_symbols, TracedRunSinks::kernel_symbols).
+  bool kernel_symbols = false;
 };
 
 TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,

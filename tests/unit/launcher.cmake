@@ -41,3 +41,9 @@ iotap_cli_test(cli_attribute_help 0 "usage: iotap attribute -c CMD.*--slowest N"
 iotap_cli_test(cli_diagnose_help 0 "usage: iotap diagnose -c CMD.*no slow member" diagnose --help)
 iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose reads to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
 iotap_cli_test(cli_diagnose_bad_stack 2 "--stack: raid1 needs at least 2 members, got 1" diagnose --target vm --stack "raid1(ram)" -c block_hasher)
+
+# Naming kernel addresses on the host from the target's kallsyms, and the framed block the
+# guest sends it in.
+iotap_unit_test(symbols_test
+  SOURCES symbols/kernel_symbols_test.cpp symbols/leading_block_test.cpp
+  LIBS iotap_symbols iotap_target)

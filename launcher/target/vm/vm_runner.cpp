@@ -17,6 +17,7 @@
 
 #include "iotap/config.h"
 #include "target/vm/guest_channels.h"
+#include "target/vm/leading_block.h"
 #include "target/vm/initramfs.h"
 #include "target/vm/kernel.h"
 #include "util/error.h"
@@ -139,7 +140,8 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/modules", modules);
   image.add_file("/iotap/stack.sh", stack_script);
   image.add_file("/iotap/command", quoted_command(run.command));
-  image.add_file("/iotap/run.conf", "IOTAP_STAPRUN_OPTIONS=\n");
+  image.add_file("/iotap/run.conf", std::string("IOTAP_STAPRUN_OPTIONS=\nIOTAP_KALLSYMS=") +
+                                        (run.kernel_symbols ? "1" : "0") + "\n");
   for (const auto& program : run.programs) image.add_program(program);
 }
 
@@ -222,6 +224,13 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   std::optional<Clock::time_point> running_since;
   std::string guest_error;
   LineBuffer ctl_lines;
+  // The kallsyms block, when asked for, opens the output port; see init.sh.
+  LeadingBlock stdout_stream(
+      run.kernel_symbols ? "iotap-kallsyms" : "",
+      [&](std::string text) {
+        if (events.kernel_symbols) events.kernel_symbols(std::move(text));
+      },
+      events.stdout_data);
   const auto on_ctl_line = [&](const std::string& line) {
     std::istringstream words(line);
     std::string kind;
@@ -355,7 +364,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
       }
       const std::string_view bytes(buffer.data(), static_cast<size_t>(n));
       if (&socket == &out) {
-        events.stdout_data(bytes);
+        stdout_stream.feed(bytes);
       } else if (&socket == &err) {
         events.stderr_data(bytes);
       } else {
@@ -384,6 +393,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   if (!guest_error.empty())
     throw UserError("guest: " + guest_error + "\n  last console lines:\n" +
                     last_lines(dir / "console.log", 12));
+  stdout_stream.finish();
   if (!got_exit && result.interrupted) {
     result.exit_status = 130;
     return result;

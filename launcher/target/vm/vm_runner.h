@@ -22,6 +22,9 @@ struct VmRun {
   unsigned memory_mib = 1024;
   unsigned cpus = 2;
   std::chrono::seconds timeout{0};  // 0: none; else stop the run (as Ctrl-C would) after it
+  // Send the guest's /proc/kallsyms (text symbols) before the run's output, to name kernel
+  // addresses on the host (see symbols/kernel_symbols.h).
+  bool kernel_symbols = false;
 };
 
 // What the guest reports about the stack it built.
@@ -45,6 +48,8 @@ struct VmEvents {
   std::function<void(std::string_view)> stderr_data;
   std::function<void(std::string_view)> status;  // progress, one short phrase at a time
   std::function<void(const GuestDevice&)> device;
+  // With VmRun::kernel_symbols: the guest's /proc/kallsyms, before any stdout_data.
+  std::function<void(std::string)> kernel_symbols;
 };
 
 struct VmResult {

@@ -140,6 +140,17 @@ if [ -s /iotap/stack.sh ]; then
   . /iotap/stack.sh
 fi
 
+# Kernel addresses are named on the host from this boot's own symbol table (KASLR moved it;
+# the modules just loaded are in it). It goes ahead of the output on the same port, framed as
+# "iotap-kallsyms BYTES", so the host holds it before the first line that needs it.
+if [ "$IOTAP_KALLSYMS" = 1 ]; then
+  iotap_say "status reading the kernel's symbol table"
+  { grep '^[0-9a-f]* [tTwW] ' /proc/kallsyms; cat /proc/modules; } >/iotap/kallsyms
+  echo "iotap-kallsyms $(wc -c </iotap/kallsyms)" >"$out"
+  cat /iotap/kallsyms >"$out"
+  rm /iotap/kallsyms
+fi
+
 iotap_say "status running"
 if [ -s /iotap/command ]; then
   staprun $IOTAP_STAPRUN_OPTIONS -c "$(cat /iotap/command)" /iotap/iotap.ko >"$out" 2>"$err" &
