@@ -1,9 +1,249 @@
-// iotap callgraph: (being written; see issue 4).
+// iotap callgraph: every call and return of a program's functions, as a tree per thread
+// (SystemTap's para-callgraph), as FlameGraph folded stacks, or as a Perfetto timeline.
+#include <sys/utsname.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "callgraph/call_tree.h"
+#include "callgraph/debug_info_check.h"
+#include "callgraph/formats.h"
+#include "callgraph/probe_points.h"
+#include "iotap/config.h"
+#include "target/vm/stack_spec.h"
 #include "util/error.h"
+#include "verbs/json.h"
+#include "verbs/parse_options.h"
+#include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
 namespace iotap::verbs {
 
-int callgraph(Args /*args*/) { throw UserError("iotap callgraph is not written yet"); }
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kHelp =
+    R"(usage: iotap callgraph -c CMD | -x PID [--functions GLOB] [--trigger FUNC] [--kernel GLOB]
+                       [--format text|folded|perfetto] [--json] [--target local|vm] [--stack SPEC]
+
+Prints every call and return of the program's functions while it runs, as an indented tree per
+thread, in the style of SystemTap's para-callgraph.stp (it runs examples/callgraph.stp):
+
+  thread 312 (pid 312)
+        0.000 block_hasher(312):->main argc=0x9 argv=0x7ffd...
+       41.113 block_hasher(312): ->open path=... direct=0x1
+       97.540 block_hasher(312): <-open return=... (56.427 us)
+  thread 318 (pid 312)
+     5120.871 block_hasher(318):->read_blocks plan=0x... buffer={...} digest=0x...
+
+How to read it: one section per thread, in the order the threads started. Times are
+microseconds since the first traced call; "->" is an entry with its arguments, "<-" the
+matching return with its return value and, in brackets, the call's duration. Indentation is the
+call depth within the thread. Kernel functions (--kernel) carry " [k]" and show their return
+value only (no DWARF for the kernel). A call whose return was never seen says so.
+
+The program needs a symbol table and debug info (build it with -g, do not strip it); iotap checks
+before compiling and says what to rebuild. Functions inlined by the compiler have no calls to
+trace. The program's own output goes to stderr.
+
+--format folded   FlameGraph's folded stacks ("block_hasher-318;read_blocks;hex_of 42"), each
+                  path weighted by its own microseconds: flamegraph.pl out.folded > out.svg
+--format perfetto Chrome trace JSON: a track per thread, a slice per call with its arguments;
+                  open it in https://ui.perfetto.dev or chrome://tracing
+--format raw      examples/callgraph.stp's own lines, for other tools (its header documents
+                  them)
+--json            the tree as JSON: {"schema": "iotap.callgraph/1", "program", "start_ns",
+                  "duration_ns", "entries", "returns", "unmatched_returns", "unfinished_calls",
+                  "threads": [{"pid", "tid", "first_ns", "last_ns", "calls": [{"function",
+                  "kernel", "entry_ns", "return_ns" (null: no return seen), "arguments",
+                  "return", "calls": [...]}]}], "stack", "exit_status"}; times in ns since
+                  start_ns
+
+examples:
+  iotap callgraph --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
+      -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
+  iotap callgraph --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' --trigger read_blocks \
+      --kernel 'raid0:raid0_*' -c 'block_hasher -d __DEV__ -b 1048576 -t 2 -n 4 --direct'
+  iotap callgraph -c './myprog --flag' --functions 'parse_*' --format folded -o out.folded
+
+options)";
+
+enum class Format { kText, kFolded, kPerfetto, kJson, kRaw };
+
+Format parse_format(const std::string& text, bool json) {
+  if (json && text != "text")
+    throw UserError("--json is the tree as JSON: give it or --format, not both");
+  if (json) return Format::kJson;
+  if (text == "text") return Format::kText;
+  if (text == "folded") return Format::kFolded;
+  if (text == "perfetto") return Format::kPerfetto;
+  if (text == "raw") return Format::kRaw;
+  throw UserError(
+      "--format must be text, folded, perfetto or raw (or --json for the tree as JSON)");
+}
+
+// The binary the probes go into, as the run will see it.
+std::string traced_program(const TargetOptions& options) {
+  if (options.pid) {
+    std::error_code ec;
+    const auto exe =
+        std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
+    if (ec)
+      throw UserError("-x " + std::to_string(*options.pid) +
+                      ": no such process, or not ours to trace (" + ec.message() + ")");
+    return exe.string();
+  }
+  std::optional<vm::StackPlan> stack;
+  if (options.target == Target::kVm && !options.stack_text.empty())
+    stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+  return resolve_command(options.command_line, stack).program;
+}
+
+std::string local_kernel_release() {
+  utsname uts{};
+  ::uname(&uts);
+  return uts.release;
+}
+
+// Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
+// output) to stderr.
+class StreamReader {
+ public:
+  void feed(std::string_view bytes) {
+    pending_ += bytes;
+    size_t start = 0;
+    for (size_t newline = pending_.find('\n'); newline != std::string::npos;
+         newline = pending_.find('\n', start)) {
+      take(std::string_view(pending_).substr(start, newline - start));
+      start = newline + 1;
+    }
+    pending_.erase(0, start);
+  }
+  callgraph::CallGraph finish() {
+    if (!pending_.empty()) take(pending_);
+    pending_.clear();
+    return builder_.build();
+  }
+  // The script's own lines, as they came.
+  [[nodiscard]] const std::string& raw() const { return raw_; }
+
+ private:
+  void take(std::string_view line) {
+    if (auto event = callgraph::parse_call_event(line)) {
+      builder_.add(std::move(*event));
+      raw_.append(line).push_back('\n');
+    } else {
+      std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    }
+  }
+
+  std::string pending_;
+  std::string raw_;
+  callgraph::CallTreeBuilder builder_;
+};
+
+TracedRunResult run_script(const TracedScript& script, const TargetOptions& options,
+                           StreamReader& reader) {
+  TracedRunSinks sinks;
+  sinks.status = stderr_status_printer();
+  sinks.output = [&reader](std::string_view bytes) { reader.feed(bytes); };
+  try {
+    return traced_run(script, options, sinks);
+  } catch (const UserError& error) {
+    // stap decides whether the kernel has uretprobes from the kernel's symbol table, and
+    // Debian's /boot/System.map is a stub: say so rather than leave stap's riddle.
+    if (std::string_view(error.what()).find("process return probes not available") ==
+        std::string_view::npos)
+      throw;
+    throw UserError(
+        "stap cannot see the target kernel's symbol table, so it refuses return probes (it "
+        "checks the table for uretprobe support): install the kernel's -dbg package, or give "
+        "stap a System.map for it (see docs/toolbox.md, iotap callgraph)");
+  }
+}
+
+std::string render(Format format, const StreamReader& reader, const callgraph::CallGraph& graph,
+                   const std::string& program, const TracedRunResult& run) {
+  switch (format) {
+    case Format::kRaw:
+      return reader.raw();
+    case Format::kText:
+      return callgraph::text_format(graph, program);
+    case Format::kFolded:
+      return callgraph::folded_format(graph, program);
+    case Format::kPerfetto:
+      return callgraph::perfetto_format(graph, program);
+    case Format::kJson: {
+      Json json = callgraph::json_tree(graph, program);
+      json["stack"] = stack_json(run.devices);
+      json["exit_status"] = run.exit_status;
+      return to_text(json);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+int callgraph(Args args) {
+  TargetOptions options;
+  callgraph::ProbeSelection selection;
+  std::string format_text = "text";
+  po::options_description visible;
+  visible.add_options()("help,h", "show this help")(
+      "functions", po::value(&selection.functions)->value_name("GLOB"),
+      "the program's functions to trace (default: all of them)")(
+      "trigger", po::value(&selection.trigger)->value_name("FUNC"),
+      "trace only calls made inside FUNC (and FUNC itself), per thread")(
+      "kernel", po::value(&selection.kernel)->value_name("GLOB"),
+      "also kernel functions called by the program's threads: MODULE:GLOB (e.g. 'raid0:raid0_*', "
+      "expanded from the module's .ko) or a vmlinux GLOB (needs the kernel's symbol table)")(
+      "format", po::value(&format_text)->value_name("FORMAT"),
+      "text (default), folded, perfetto or raw");
+  add_target_options(visible, options, "local");
+  if (!parse_options(args, visible, kHelp)) return 0;
+  const Format format = parse_format(format_text, options.json);
+  if (options.command_line.empty() && !options.pid)
+    throw UserError(
+        "give the program to trace: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
+        "or -x PID (see 'iotap callgraph --help')");
+  check_target_options(options);
+
+  selection.program = traced_program(options);
+  selection.kernel_release = options.target == Target::kVm ? config::kGuestKernel : "";
+  if (selection.kernel_release.empty()) selection.kernel_release = local_kernel_release();
+  if (const std::string problem = callgraph::missing_debug_info(selection.program);
+      !problem.empty())
+    throw UserError(problem);
+
+  std::ofstream file;
+  if (!options.output_path.empty()) {
+    file.open(options.output_path, std::ios::binary | std::ios::trunc);
+    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
+  }
+  StreamReader reader;
+  const TracedRunResult run = run_script(
+      {std::string(config::kExampleDir) + "/callgraph.stp", callgraph::script_arguments(selection)},
+      options, reader);
+  const callgraph::CallGraph graph = reader.finish();
+  if (graph.threads.empty())
+    std::fprintf(stderr,
+                 "iotap: no calls were traced (does --functions/--trigger match a function the "
+                 "program calls? inlined functions have no calls)\n");
+
+  const std::string program = std::filesystem::path(selection.program).filename().string();
+  const std::string text = render(format, reader, graph, program, run);
+  if (file.is_open()) {
+    file << text;
+    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
+  } else {
+    std::cout << text;
+  }
+  return run.exit_status;
+}
 
 }  // namespace iotap::verbs
