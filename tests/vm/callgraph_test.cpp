@@ -1,2 +1,197 @@
-// vm tests: callgraph (issue 4).
+// iotap callgraph for real: block_hasher's calls and returns in the guest, as a tree per thread,
+// as folded stacks and as a Perfetto trace.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "iotap_cli.h"
+#include "util/temp_dir.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kWorkers = 8;
+const std::string kStack = "raid0(ram*7, delay(ram, 50ms))";
+const std::string kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct";
+
+class CallgraphTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its TMPDIR";
+  }
+  std::string callgraph(std::vector<std::string> options, const std::string& command = kWorkload) {
+    std::vector<std::string> args{"callgraph", "--target", "vm", "--stack", kStack, "-c", command};
+    args.insert(args.end(), options.begin(), options.end());
+    const auto run = run_iotap(args, tmp_.path());
+    EXPECT_EQ(run.status.code, 0) << run.err;
+    return run.out;
+  }
+
+  TempDir tmp_{"iotap-callgraph-test"};
+};
+
+// Every call path of the tree, as "f;g;h" without the thread, with how often it occurs.
+void paths_of(const json& calls, const std::string& parent, std::map<std::string, int>& out) {
+  for (const auto& call : calls) {
+    std::string name = call["function"];
+    if (call["kernel"]) name += "_[k]";
+    const std::string path = parent.empty() ? name : parent + ";" + name;
+    ++out[path];
+    paths_of(call["calls"], path, out);
+  }
+}
+
+// Depth-first: every call starts after its predecessor and lies within its caller.
+void expect_times_increase(const json& calls, uint64_t from, uint64_t until, uint64_t& last) {
+  for (const auto& call : calls) {
+    const uint64_t entry = call["entry_ns"];
+    const uint64_t end = call["return_ns"].is_null() ? until : call["return_ns"].get<uint64_t>();
+    EXPECT_GE(entry, last) << call["function"];
+    EXPECT_GE(entry, from) << call["function"];
+    EXPECT_LE(end, until) << call["function"];
+    EXPECT_GE(end, entry) << call["function"];
+    last = entry;
+    expect_times_increase(call["calls"], entry, end, last);
+    last = end;
+  }
+}
+
+std::vector<const json*> find(const json& calls, const std::string& function) {
+  std::vector<const json*> out;
+  for (const auto& call : calls) {
+    if (call["function"] == function) out.push_back(&call);
+    for (const auto* inner : find(call["calls"], function)) out.push_back(inner);
+  }
+  return out;
+}
+
+TEST_F(CallgraphTest, BlockHasherMainOpensRunsWorkersAndCloses) {
+  const json tree = json::parse(callgraph({"--json"}));
+  EXPECT_EQ(tree["schema"], "iotap.callgraph/1");
+  EXPECT_EQ(tree["exit_status"], 0);
+  EXPECT_EQ(tree["unmatched_returns"], 0);
+  const auto& threads = tree["threads"];
+  ASSERT_EQ(threads.size(), static_cast<size_t>(kWorkers + 1)) << tree.dump(1);
+
+  // main's thread: main -> the open ... the close, in that order.
+  const json& main_thread = threads[0];
+  const auto mains = find(main_thread["calls"], "main");
+  ASSERT_EQ(mains.size(), 1U);
+  std::vector<std::string> order;
+  for (const auto& call : (*mains[0])["calls"]) order.push_back(call["function"]);
+  const auto open = std::find(order.begin(), order.end(), "open");
+  const auto run = std::find(open, order.end(), "run");
+  const auto close = std::find(run, order.end(), "~Device");
+  EXPECT_NE(open, order.end()) << "Device::open under main";
+  EXPECT_NE(run, order.end()) << "run after the open";
+  EXPECT_NE(close, order.end()) << "~Device (the close) after run";
+  EXPECT_EQ((*mains[0])["return"], "return=0x0");
+
+  // One entry of the thread function per worker, each in its own thread of the same process.
+  std::set<int> tids{main_thread["tid"].get<int>()};
+  for (size_t i = 1; i < threads.size(); ++i) {
+    EXPECT_EQ(threads[i]["pid"], main_thread["tid"]);
+    EXPECT_EQ(find(threads[i]["calls"], "read_blocks").size(), 1U) << threads[i].dump(1);
+    EXPECT_TRUE(find(threads[i]["calls"], "main").empty());
+    tids.insert(threads[i]["tid"].get<int>());
+  }
+  EXPECT_EQ(tids.size(), threads.size());
+
+  // Entries and returns balance: each return closed a call; only _start, whose return probe
+  // stap refuses to place, is left open.
+  size_t unfinished_start = 0;
+  for (const auto& thread : threads) {
+    for (const auto* start : find(thread["calls"], "_start"))
+      unfinished_start += (*start)["return_ns"].is_null() ? 1 : 0;
+  }
+  EXPECT_EQ(tree["unfinished_calls"], unfinished_start);
+  EXPECT_EQ(tree["returns"].get<size_t>() + tree["unfinished_calls"].get<size_t>(),
+            tree["entries"].get<size_t>());
+
+  for (const auto& thread : threads) {
+    uint64_t last = 0;
+    expect_times_increase(thread["calls"], thread["first_ns"], thread["last_ns"], last);
+  }
+}
+
+TEST_F(CallgraphTest, FoldedAndPerfettoAgreeWithTheTree) {
+  const json tree = json::parse(callgraph({"--json"}));
+  std::map<std::string, int> tree_paths;
+  for (const auto& thread : tree["threads"]) paths_of(thread["calls"], "", tree_paths);
+
+  // Folded: "block_hasher-TID;f;g WEIGHT", the same call paths as the tree.
+  std::istringstream folded(callgraph({"--format", "folded"}));
+  std::set<std::string> folded_paths;
+  std::set<std::string> folded_threads;
+  for (std::string line; std::getline(folded, line);) {
+    const size_t space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    EXPECT_NO_THROW((void)std::stoull(line.substr(space + 1))) << line;
+    const size_t first = line.find(';');
+    ASSERT_NE(first, std::string::npos) << line;
+    EXPECT_TRUE(line.starts_with("block_hasher-")) << line;
+    folded_threads.insert(line.substr(0, first));
+    folded_paths.insert(line.substr(first + 1, space - first - 1));
+  }
+  EXPECT_EQ(folded_threads.size(), tree["threads"].size());
+  std::set<std::string> tree_path_set;
+  for (const auto& [path, count] : tree_paths) tree_path_set.insert(path);
+  EXPECT_EQ(folded_paths, tree_path_set);
+
+  // Perfetto: a track per thread, a slice per call, nested as the tree's calls are.
+  const json trace = json::parse(callgraph({"--format", "perfetto"}));
+  std::map<int, std::vector<json>> tracks;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "X") tracks[event["tid"]].push_back(event);
+  }
+  EXPECT_EQ(tracks.size(), tree["threads"].size());
+  std::map<std::string, int> slice_paths;
+  for (const auto& [tid, slices] : tracks) {
+    std::vector<std::pair<double, std::string>> open;  // end, path
+    for (const auto& slice : slices) {
+      const double start = slice["ts"];
+      while (!open.empty() && start >= open.back().first) open.pop_back();
+      std::string name = slice["name"];
+      if (slice["cat"] == "kernel") name += "_[k]";
+      const std::string path = open.empty() ? name : open.back().second + ";" + name;
+      ++slice_paths[path];
+      open.emplace_back(start + slice["dur"].get<double>(), path);
+    }
+  }
+  std::set<std::string> slice_path_set;
+  for (const auto& [path, count] : slice_paths) slice_path_set.insert(path);
+  EXPECT_EQ(slice_path_set, tree_path_set);
+  EXPECT_EQ(slice_paths["_start;main;open"], 1);
+  EXPECT_EQ(slice_paths["_M_run;read_blocks"], kWorkers);
+}
+
+TEST_F(CallgraphTest, TriggerLimitsToCallsInsideItWithTheKernelsCalls) {
+  const json tree =
+      json::parse(callgraph({"--json", "--trigger", "read_blocks", "--kernel", "raid0:raid0_*"},
+                            "block_hasher -d __DEV__ -b 1048576 -t 2 -n 4 --direct"));
+  const auto& threads = tree["threads"];
+  ASSERT_EQ(threads.size(), 2U) << "only the workers enter read_blocks: " << tree.dump(1);
+  size_t kernel_calls = 0;
+  for (const auto& thread : threads) {
+    ASSERT_EQ(thread["calls"].size(), 1U) << thread.dump(1);
+    EXPECT_EQ(thread["calls"][0]["function"], "read_blocks");
+    for (const auto* call : find(thread["calls"], "raid0_make_request")) {
+      EXPECT_TRUE((*call)["kernel"]);
+      ++kernel_calls;
+    }
+  }
+  EXPECT_GE(kernel_calls, 4U) << "each 1 MiB read of md0 enters raid0 in the reading thread";
+  EXPECT_EQ(tree["unfinished_calls"], 0);
+  EXPECT_EQ(tree["unmatched_returns"], 0);
+}
+
+}  // namespace
+}  // namespace iotap::test
