@@ -24,8 +24,7 @@ void BlockedTimeTracker::add(const SleepEvent& event) {
     return;
   }
   const Asleep& sleep = found->second;
-  const uint64_t ns =
-      event.timestamp_ns > sleep.since_ns ? event.timestamp_ns - sleep.since_ns : 0;
+  const uint64_t ns = event.timestamp_ns > sleep.since_ns ? event.timestamp_ns - sleep.since_ns : 0;
   const Reason reason = classify(sleep.frames);
   ReasonTotals& totals = totals_[reason.text];
   if (totals.count == 0) {

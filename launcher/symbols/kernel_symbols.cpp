@@ -9,11 +9,14 @@
 namespace iotap::symbols {
 namespace {
 
-bool is_text_type(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
+bool is_text_type(char type) {
+  return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
 
 std::optional<uint64_t> parse_hex(std::string_view digits) {
   uint64_t value = 0;
-  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+  const auto [end, error] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
   if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
   return value;
 }
@@ -111,7 +114,8 @@ std::optional<Symbolized> KernelSymbols::lookup(uint64_t address) const {
   }
   const Entry& entry = *found;
   if (!entry.module.empty()) {
-    if (const auto* extent = module_extent(entry.module); extent && address >= extent->end)
+    if (const auto* extent = module_extent(entry.module);
+        extent != nullptr && address >= extent->end)
       return std::nullopt;
   }
   // The last symbol of a module (or of vmlinux) has no next symbol to bound it.
@@ -144,10 +148,9 @@ std::string KernelSymbols::symbolize_text(std::string_view text) const {
     const size_t digits_end = found + 2 + kDigits;
     const bool token_start =
         found == 0 || !(std::isalnum(static_cast<unsigned char>(text[found - 1])) != 0);
-    const bool token_end =
-        digits_end <= text.size() &&
-        (digits_end == text.size() ||
-         std::isxdigit(static_cast<unsigned char>(text[digits_end])) == 0);
+    const bool token_end = digits_end <= text.size() &&
+                           (digits_end == text.size() ||
+                            std::isxdigit(static_cast<unsigned char>(text[digits_end])) == 0);
     std::optional<uint64_t> address;
     if (token_start && token_end) address = parse_hex(text.substr(found + 2, kDigits));
     out.append(text.substr(at, found - at));

@@ -6,7 +6,9 @@
 namespace iotap::verbs {
 namespace {
 
-uint64_t us(uint64_t ns) { return ns / 1000; }
+uint64_t us(uint64_t ns) {
+  return ns / 1000;
+}
 
 unsigned percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0 : static_cast<unsigned>((part * 100 + whole / 2) / whole);
@@ -40,10 +42,9 @@ std::string latency_text(const latency::BlockedTime& blocked, bool stacks) {
       for (const auto& frame : reason.stack) out += "      " + frame_name(frame) + "\n";
     }
   }
-  std::snprintf(line.data(), line.size(),
-                "asleep: %.3f s in %llu sleeps (thread time, all threads together)",
-                static_cast<double>(blocked.total_ns) / 1e9,
-                static_cast<unsigned long long>(blocked.sleeps));
+  std::snprintf(
+      line.data(), line.size(), "asleep: %.3f s in %llu sleeps (thread time, all threads together)",
+      static_cast<double>(blocked.total_ns) / 1e9, static_cast<unsigned long long>(blocked.sleeps));
   out += line.data();
   if (blocked.unfinished != 0) {
     out += "; " + std::to_string(blocked.unfinished) +

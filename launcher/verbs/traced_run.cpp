@@ -109,10 +109,9 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   sinks.status("compiling " + std::filesystem::path(script_path).filename().string() +
                " for kernel " + result.kernel_release +
                " (the first compile takes about 2 minutes; later ones are cached)");
-  const std::string module =
-      stap::compile_module({stap::prepare_script(script_path, markers), script_path,
-                            result.kernel_release, vm ? config::kStapRuntimeDir : "", work.path(),
-                            script.args});
+  const std::string module = stap::compile_module(
+      {stap::prepare_script(script_path, markers), script_path, result.kernel_release,
+       vm ? config::kStapRuntimeDir : "", work.path(), script.args});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);

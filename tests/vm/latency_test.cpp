@@ -52,8 +52,7 @@ TEST_F(LatencyTest, OnTheDelayedStackReadingDominates) {
   EXPECT_GE(top["percent"].get<int>(), 50);
   // Its longest sleep's stack is the read path, named from the guest's symbol table.
   const auto& stack = top["longest_stack"];
-  EXPECT_NE(std::find(stack.begin(), stack.end(), "blkdev_read_iter"), stack.end())
-      << stack.dump();
+  EXPECT_NE(std::find(stack.begin(), stack.end(), "blkdev_read_iter"), stack.end()) << stack.dump();
   EXPECT_NE(std::find(stack.begin(), stack.end(), "__x64_sys_pread64"), stack.end())
       << stack.dump();
   // The main thread waits for the workers in pthread_join: a futex, one thread.

@@ -4,7 +4,7 @@
 
 namespace iotap::vm {
 
-LeadingBlock::LeadingBlock(std::string tag, std::function<void(std::string)> block,
+LeadingBlock::LeadingBlock(const std::string& tag, std::function<void(std::string)> block,
                            std::function<void(std::string_view)> rest)
     : tag_(tag + " "),
       block_(std::move(block)),

@@ -15,7 +15,7 @@ class LeadingBlock {
   // `block` receives the block once it is whole; `rest` receives everything after it. When the
   // stream does not open with "TAG ", or TAG is empty, everything goes to `rest` and `block` is
   // never called.
-  LeadingBlock(std::string tag, std::function<void(std::string)> block,
+  LeadingBlock(const std::string& tag, std::function<void(std::string)> block,
                std::function<void(std::string_view)> rest);
 
   void feed(std::string_view bytes);

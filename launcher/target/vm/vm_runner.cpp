@@ -17,9 +17,9 @@
 
 #include "iotap/config.h"
 #include "target/vm/guest_channels.h"
-#include "target/vm/leading_block.h"
 #include "target/vm/initramfs.h"
 #include "target/vm/kernel.h"
+#include "target/vm/leading_block.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"

@@ -48,10 +48,10 @@ TEST(Reasons, NamedAsLatencytopDid) {
                              "__blkdev_direct_IO_simple", "blkdev_read_iter", "vfs_read"}))
                 .text,
             "Reading from file");
-  EXPECT_EQ(classify(frames({"__schedule", "schedule", "futex_wait_queue", "futex_wait",
-                             "do_futex"}))
-                .text,
-            "Userspace lock contention");
+  EXPECT_EQ(
+      classify(frames({"__schedule", "schedule", "futex_wait_queue", "futex_wait", "do_futex"}))
+          .text,
+      "Userspace lock contention");
   // A page fault taken while copying a read's data out is the page fault's time.
   EXPECT_EQ(classify(frames({"__schedule", "folio_wait_bit_common", "handle_mm_fault",
                              "exc_page_fault", "copy_user_generic", "vfs_read"}))
@@ -101,7 +101,7 @@ TEST(BlockedTime, TheDelayedReadsAreTheReadingTime) {
 TEST(BlockedTime, ASleepIsEndedOnlyByItsOwnThreadsWakeup) {
   BlockedTimeTracker tracker;
   tracker.add({SleepEvent::Kind::kSleep, 1000, 7, 2, frames({"vfs_read"})});
-  tracker.add({SleepEvent::Kind::kWakeup, 1500, 8, 0, {}});  // another thread
+  tracker.add({SleepEvent::Kind::kWakeup, 1500, 8, 0, {}});                     // another thread
   tracker.add({SleepEvent::Kind::kSleep, 1200, 9, 0x80, frames({"do_exit"})});  // exiting
   tracker.add({SleepEvent::Kind::kWakeup, 4000, 7, 0, {}});
   const BlockedTime blocked = tracker.finish();
