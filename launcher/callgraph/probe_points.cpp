@@ -42,10 +42,14 @@ KernelProbePoints kernel_probe_points(const std::string& spec, const std::string
                     "'submit_bio*')");
   KernelProbePoints points;
   for (const auto& function : module_functions(kernel_release, module, glob)) {
-    const std::string point = "kprobe.module(\"" + module + "\").function(\"" + function + "\")";
-    const std::string separator = points.entry.empty() ? "" : ", ";
-    points.entry += separator + point;
-    points.exit += separator + point + ".return";
+    std::string point = "kprobe.module(\"" + module + "\").function(\"";
+    point.append(function).append("\")");
+    if (!points.entry.empty()) {
+      points.entry += ", ";
+      points.exit += ", ";
+    }
+    points.entry += point;
+    points.exit.append(point).append(".return");
   }
   return points;
 }

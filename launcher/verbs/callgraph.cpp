@@ -33,12 +33,12 @@ constexpr const char* kHelp =
 Prints every call and return of the program's functions while it runs, as an indented tree per
 thread, in the style of SystemTap's para-callgraph.stp (it runs examples/callgraph.stp):
 
-  thread 312 (pid 312)
-        0.000 block_hasher(312):->main argc=0x9 argv=0x7ffd...
-       41.113 block_hasher(312): ->open path=... direct=0x1
-       97.540 block_hasher(312): <-open return=... (56.427 us)
-  thread 318 (pid 312)
-     5120.871 block_hasher(318):->read_blocks plan=0x... buffer={...} digest=0x...
+  thread 195 (pid 195)
+     11584.180 block_hasher(195): ->main argc=0xa argv=0x7ffdc71bcb78
+     26405.680 block_hasher(195):  ->open path=0x7ffdc71bc9e0 direct=0x1
+     30395.990 block_hasher(195):  <-open (3990.310 us)
+  thread 200 (pid 195)
+    108775.340 block_hasher(200): ->read_blocks plan=0x564af2fc0a38 buffer={...} digest=0x564af2f9ef90
 
 How to read it: one section per thread, in the order the threads started. Times are
 microseconds since the first traced call; "->" is an entry with its arguments, "<-" the

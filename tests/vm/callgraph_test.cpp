@@ -43,7 +43,7 @@ void paths_of(const json& calls, const std::string& parent, std::map<std::string
   for (const auto& call : calls) {
     std::string name = call["function"];
     if (call["kernel"]) name += "_[k]";
-    const std::string path = parent.empty() ? name : parent + ";" + name;
+    const std::string path = parent.empty() ? name : std::string(parent).append(";").append(name);
     ++out[path];
     paths_of(call["calls"], path, out);
   }

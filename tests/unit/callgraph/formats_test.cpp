@@ -45,8 +45,8 @@ TEST_P(RecordedFormats, TextShowsEveryEntryAndReturnInTimeOrderPerThread) {
     const double time = std::stod(line);
     EXPECT_GE(time, last_time) << line;
     last_time = time;
-    entries += line.find(":->") != std::string::npos || line.find(" ->") != std::string::npos;
-    returns += line.find(":<-") != std::string::npos || line.find(" <-") != std::string::npos;
+    if (line.find(":->") != std::string::npos || line.find(" ->") != std::string::npos) ++entries;
+    if (line.find(":<-") != std::string::npos || line.find(" <-") != std::string::npos) ++returns;
   }
   EXPECT_EQ(entries, graph_.entries);
   EXPECT_EQ(returns, graph_.entries) << "one return line per call, seen or not";
