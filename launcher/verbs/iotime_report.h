@@ -1,0 +1,16 @@
+#pragma once
+// One table of examples/iotime.stp (per device and direction: total us, count, average us) as
+// a JSON line of `iotap iotime --json`.
+#include <vector>
+
+#include "target/vm/vm_runner.h"
+#include "verbs/json.h"
+#include "verbs/report_blocks.h"
+
+namespace iotap::verbs {
+
+// block_head_json's fields, then "devices": [{"name", "spec", "parent", "rw", "count",
+// "total_us", "avg_us"}] in the table's order.
+Json iotime_json(const ReportBlock& block, const std::vector<vm::GuestDevice>& stack);
+
+}  // namespace iotap::verbs

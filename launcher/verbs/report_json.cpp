@@ -1,0 +1,21 @@
+#include "verbs/report_json.h"
+
+namespace iotap::verbs {
+
+Json block_head_json(const ReportBlock& block) {
+  const bool interval = block.kind == ReportBlock::Kind::kInterval;
+  return Json{{"kind", interval ? "interval" : "whole_run"},
+              {"interval", interval ? Json(block.index) : Json(nullptr)},
+              {"from_s", block.from_seconds},
+              {"to_s", block.to_seconds}};
+}
+
+Json device_json(const std::string& name, const std::vector<vm::GuestDevice>& stack) {
+  for (const auto& device : stack) {
+    if (device.name == name)
+      return Json{{"name", name}, {"spec", device.spec}, {"parent", parent_name(stack, device)}};
+  }
+  return Json{{"name", name}, {"spec", nullptr}, {"parent", nullptr}};
+}
+
+}  // namespace iotap::verbs

@@ -1,0 +1,32 @@
+#include "verbs/traced_program.h"
+
+#include <filesystem>
+#include <optional>
+
+#include "target/vm/stack_spec.h"
+#include "util/error.h"
+
+namespace iotap::verbs {
+
+std::string traced_program(const TargetOptions& options) {
+  check_target_options(options);
+  if (!options.command_line.empty()) {
+    // __DEV__ in -c needs the stack's top device to resolve.
+    std::optional<vm::StackPlan> stack;
+    if (options.target == Target::kVm && !options.stack_text.empty())
+      stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+    return resolve_command(options.command_line, stack).program;
+  }
+  if (options.pid) {
+    std::error_code ec;
+    const auto exe =
+        std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
+    if (ec)
+      throw UserError("-x " + std::to_string(*options.pid) +
+                      ": no such process, or not ours to trace (" + ec.message() + ")");
+    return exe.string();
+  }
+  return "";
+}
+
+}  // namespace iotap::verbs

@@ -1,0 +1,14 @@
+#pragma once
+// Which program a run traces, known before the run starts, for scripts that take its path as
+// an argument (top.stp counts its USDT probes).
+#include <string>
+
+#include "verbs/target_options.h"
+
+namespace iotap::verbs {
+
+// The absolute host path of -c's program (a bare workload name resolved as traced_run does),
+// or of -x's /proc/PID/exe; empty when there is neither. Throws UserError as traced_run would.
+std::string traced_program(const TargetOptions& options);
+
+}  // namespace iotap::verbs

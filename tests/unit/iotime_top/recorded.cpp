@@ -1,0 +1,40 @@
+#include "recorded.h"
+
+#include <algorithm>
+
+#include "util/files.h"
+
+namespace iotap::verbs::test {
+
+std::string recorded(const std::string& name) {
+  return read_file(std::string(IOTIME_TOP_DATA_DIR) + "/" + name);
+}
+
+ReadBack read_blocks(const std::string& text, size_t piece) {
+  ReadBack out;
+  ReportBlockReader reader([&](const ReportBlock& block) { out.blocks.push_back(block); },
+                           [&](std::string_view line) { out.other += line; });
+  for (size_t at = 0; at < text.size(); at += piece)
+    reader.feed(std::string_view(text).substr(at, std::min(piece, text.size() - at)));
+  reader.finish();
+  return out;
+}
+
+std::vector<vm::GuestDevice> incident_stack() {
+  std::vector<vm::GuestDevice> stack;
+  auto add = [&](int id, int parent, const std::string& name, const std::string& spec) {
+    vm::GuestDevice device;
+    device.id = id;
+    device.parent = parent;
+    device.name = name;
+    device.spec = spec;
+    stack.push_back(device);
+  };
+  add(0, -1, "md0", "raid0(ram*7,delay(ram,50ms))");
+  for (int i = 0; i < 7; ++i) add(i + 1, 0, "ram" + std::to_string(i), "ram");
+  add(8, 0, "dm-0", "delay(ram,50ms)");
+  add(9, 8, "ram7", "ram");
+  return stack;
+}
+
+}  // namespace iotap::verbs::test

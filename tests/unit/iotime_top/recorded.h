@@ -1,0 +1,26 @@
+#pragma once
+// The recorded guest runs these tests read (tests/unit/data/): `iotap iotime` and `iotap top`
+// with --interval 250ms on raid0(ram*7, delay(ram, 50ms)), block_hasher -b 1048576 -t 8 -n 64
+// --direct, as stdout showed them (the script's tables with block_hasher's own lines between).
+#include <string>
+#include <vector>
+
+#include "target/vm/vm_runner.h"
+#include "verbs/report_blocks.h"
+
+namespace iotap::verbs::test {
+
+std::string recorded(const std::string& name);
+
+struct ReadBack {
+  std::vector<ReportBlock> blocks;
+  std::string other;  // every line that is not part of a table
+};
+
+// `text` fed to a ReportBlockReader `piece` bytes at a time.
+ReadBack read_blocks(const std::string& text, size_t piece);
+
+// The stack the guest reported for raid0(ram*7, delay(ram, 50ms)).
+std::vector<vm::GuestDevice> incident_stack();
+
+}  // namespace iotap::verbs::test
