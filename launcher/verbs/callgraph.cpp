@@ -151,8 +151,11 @@ TracedRunResult run_script(const TracedScript& script, const TargetOptions& opti
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
   sinks.output = [&reader](std::string_view bytes) { reader.feed(bytes); };
+  TracedScript with_symbols = script;
+  // Return probes need stap to see the kernel's symbol table (target/vm/kernel_tree.h).
+  with_symbols.compile_kernel_symbols = true;
   try {
-    return traced_run(script, options, sinks);
+    return traced_run(with_symbols, options, sinks);
   } catch (const UserError& error) {
     // stap decides whether the kernel has uretprobes from the kernel's symbol table, and
     // Debian's /boot/System.map is a stub: say so rather than leave stap's riddle.

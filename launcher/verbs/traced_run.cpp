@@ -14,6 +14,7 @@
 #include "stap/script.h"
 #include "stap/stap_stderr.h"
 #include "target/local_runner.h"
+#include "target/vm/kernel_tree.h"
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -104,14 +105,35 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   result.kernel_release = vm ? config::kGuestKernel : running_kernel();
   if (stack) result.top_device = stack->top_path();
 
+  std::string compile_kernel = result.kernel_release;
+  if (vm && script.compile_kernel_symbols) {
+    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, config::kCacheDir, [&sinks] {
+      sinks.status(
+          "reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
+      vm::VmRun harvest;
+      harvest.kernel_symbols = true;
+      std::string kallsyms;
+      vm::VmEvents events;
+      events.stdout_data = [](std::string_view) {};
+      events.stderr_data = [](std::string_view) {};
+      events.status = [](std::string_view) {};
+      events.device = [](const vm::GuestDevice&) {};
+      events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
+      vm::run_in_vm(harvest, events);
+      if (kallsyms.empty())
+        throw UserError("the guest did not send its symbol table (see the console lines above)");
+      return kallsyms;
+    });
+  }
+
   TempDir work("iotap-run");
   const auto compile_start = Clock::now();
   sinks.status("compiling " + std::filesystem::path(script_path).filename().string() +
                " for kernel " + result.kernel_release +
                " (the first compile takes about 2 minutes; later ones are cached)");
-  const std::string module = stap::compile_module(
-      {stap::prepare_script(script_path, markers), script_path, result.kernel_release,
-       vm ? config::kStapRuntimeDir : "", work.path(), script.args});
+  const std::string module =
+      stap::compile_module({stap::prepare_script(script_path, markers), script_path, compile_kernel,
+                            vm ? config::kStapRuntimeDir : "", work.path(), script.args});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);

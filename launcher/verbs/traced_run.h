@@ -47,6 +47,10 @@ struct TracedScript {
   // The script prints kernel addresses (backtrace()): fetch the target's symbol table so they
   // can be named on the host (TracedRunResult::kernel_symbols, TracedRunSinks::kernel_symbols).
   bool kernel_symbols = false;
+  // stap needs the kernel's symbol table at compile time: kprobe.function() globs, and .return
+  // probes on user functions (see target/vm/kernel_tree.h). With --target vm, the first such
+  // compile boots the guest once to read it; it is cached in build/cache.
+  bool compile_kernel_symbols = false;
 };
 
 TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,

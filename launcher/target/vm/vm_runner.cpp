@@ -121,7 +121,7 @@ class LineBuffer {
 
 void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
   image.add_directory("/iotap");
-  image.add_file("/iotap/iotap.ko", read_file(run.module_path));
+  image.add_file("/iotap/iotap.ko", run.module_path.empty() ? "" : read_file(run.module_path));
   std::string modules;
   std::string stack_script;
   std::vector<std::string> module_names(kChannelModules.begin(), kChannelModules.end());
@@ -229,6 +229,10 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
       run.kernel_symbols ? "iotap-kallsyms" : "",
       [&](std::string text) {
         if (events.kernel_symbols) events.kernel_symbols(std::move(text));
+        // Without a module the guest waits for this before powering off.
+        if (run.module_path.empty()) {
+          [[maybe_unused]] const ssize_t written = ::write(ctl.connection_fd(), "stop\n", 5);
+        }
       },
       events.stdout_data);
   const auto on_ctl_line = [&](const std::string& line) {

@@ -15,7 +15,7 @@
 namespace iotap::vm {
 
 struct VmRun {
-  std::string module_path;  // the .ko compiled for the guest kernel
+  std::string module_path;  // the .ko compiled for the guest kernel; empty: only kernel_symbols
   std::optional<StackPlan> stack;
   std::vector<std::string> command;   // argv staprun -c runs; empty: run until stopped
   std::vector<std::string> programs;  // host programs the guest needs, with their libraries

@@ -1,0 +1,23 @@
+#pragma once
+// The guest kernel's build tree as stap should see it: Debian's headers plus a real System.map.
+//
+// stap resolves kernel functions at compile time from <build tree>/System.map: kprobe.function()
+// globs, and whether the kernel has uretprobes at all (arch_uretprobe_hijack_return_addr), which
+// every .return probe on a user function needs. Debian's System.map is a stub (the real one is in
+// the 1.75 GB -dbg package). So iotap boots the guest once, reads its /proc/kallsyms, and keeps a
+// copy of the headers' tree (symbolic links) with that table as System.map under build/cache.
+// Only offsets from _stext matter to stap (it relocates at run time), so KASLR does not.
+#include <functional>
+#include <string>
+
+namespace iotap::vm {
+
+// The tree's path, made on first use: `read_kallsyms` boots the guest and returns its
+// /proc/kallsyms. Safe against two iotap processes making it at once (the last rename wins).
+std::string guest_kernel_tree(const std::string& release, const std::string& cache_dir,
+                              const std::function<std::string()>& read_kallsyms);
+
+// vmlinux's lines of a /proc/kallsyms text ("ADDRESS TYPE NAME", no "[module]"), as System.map.
+std::string system_map_from_kallsyms(const std::string& kallsyms);
+
+}  // namespace iotap::vm
