@@ -59,3 +59,19 @@ TEST(LeadingBlock, AStreamCutShortGivesBackWhatItHeld) {
 
 }  // namespace
 }  // namespace iotap::vm
+
+#include "target/vm/kernel_tree.h"
+
+namespace iotap::vm {
+namespace {
+
+TEST(KernelTree, SystemMapKeepsVmlinuxLinesOnly) {
+  const std::string map = system_map_from_kallsyms(
+      "ffffffffa9000000 T _stext\nffffffffa9e10fe8 T __schedule\n"
+      "ffffffffc038c3d0 t raid0_map_submit_bio\t[raid0]\n"
+      "raid0 24576 1 - Live 0xffffffffc038c000\n");
+  EXPECT_EQ(map, "ffffffffa9000000 T _stext\nffffffffa9e10fe8 T __schedule\n");
+}
+
+}  // namespace
+}  // namespace iotap::vm
