@@ -39,7 +39,8 @@ TEST(StapRuntimeCompat, ModuleProbesNotFoundInVmlinuxAreRegisteredByName) {
   const std::string kprobes = read_file(std::string(STAP_RUNTIME_DIR) + "/linux/kprobes.c");
   EXPECT_NE(applied.find("module_probes_by_name"), std::string::npos);
   EXPECT_NE(kprobes.find("kp->addr == 0 && !(skp->module && skp->module[0]"), std::string::npos);
-  EXPECT_NE(kprobes.find("krp->kp.addr == 0 && !(skp->module && skp->module[0]"), std::string::npos);
+  EXPECT_NE(kprobes.find("krp->kp.addr == 0 && !(skp->module && skp->module[0]"),
+            std::string::npos);
   EXPECT_EQ(kprobes.find("else if (!USE_KALLSYMS_ON_EACH_SYMBOL) {"), std::string::npos);
 }
 
