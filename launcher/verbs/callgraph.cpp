@@ -13,10 +13,10 @@
 #include "callgraph/formats.h"
 #include "callgraph/probe_points.h"
 #include "iotap/config.h"
-#include "target/vm/stack_spec.h"
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
+#include "verbs/traced_program.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
@@ -84,23 +84,6 @@ Format parse_format(const std::string& text, bool json) {
   if (text == "raw") return Format::kRaw;
   throw UserError(
       "--format must be text, folded, perfetto or raw (or --json for the tree as JSON)");
-}
-
-// The binary the probes go into, as the run will see it.
-std::string traced_program(const TargetOptions& options) {
-  if (options.pid) {
-    std::error_code ec;
-    const auto exe =
-        std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
-    if (ec)
-      throw UserError("-x " + std::to_string(*options.pid) +
-                      ": no such process, or not ours to trace (" + ec.message() + ")");
-    return exe.string();
-  }
-  std::optional<vm::StackPlan> stack;
-  if (options.target == Target::kVm && !options.stack_text.empty())
-    stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
-  return resolve_command(options.command_line, stack).program;
 }
 
 std::string local_kernel_release() {
