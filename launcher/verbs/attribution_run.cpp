@@ -2,8 +2,6 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <memory>
 #include <optional>
 
@@ -12,6 +10,7 @@
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
+#include "verbs/report_output.h"
 
 namespace iotap::verbs {
 
@@ -84,6 +83,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, help)) return 0;
 
+  ReportOutput out(options.output_path);
   const AttributionRun run = run_attribution(options, slowest);
   std::string text;
   if (options.json) {
@@ -94,13 +94,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   } else {
     text = report::text(run.result, slowest > 0);
   }
-  if (options.output_path.empty()) {
-    std::cout << text;
-  } else {
-    std::ofstream file(options.output_path);
-    file << text;
-    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
-  }
+  out.write(text);
   return run.run.exit_status;
 }
 

@@ -5,8 +5,6 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 
 #include "callgraph/call_tree.h"
 #include "callgraph/debug_info_check.h"
@@ -16,6 +14,7 @@
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
+#include "verbs/report_output.h"
 #include "verbs/traced_program.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
@@ -206,11 +205,7 @@ int callgraph(Args args) {
       !problem.empty())
     throw UserError(problem);
 
-  std::ofstream file;
-  if (!options.output_path.empty()) {
-    file.open(options.output_path, std::ios::binary | std::ios::trunc);
-    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
-  }
+  ReportOutput out(options.output_path);
   StreamReader reader;
   const TracedRunResult run = run_script(
       {std::string(config::kExampleDir) + "/callgraph.stp", callgraph::script_arguments(selection)},
@@ -223,12 +218,7 @@ int callgraph(Args args) {
 
   const std::string program = std::filesystem::path(selection.program).filename().string();
   const std::string text = render(format, reader, graph, program, run);
-  if (file.is_open()) {
-    file << text;
-    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
-  } else {
-    std::cout << text;
-  }
+  out.write(text);
   return run.exit_status;
 }
 

@@ -1,14 +1,12 @@
 #include "verbs/interval_verb.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <memory>
 #include <optional>
 
 #include "util/error.h"
+#include "verbs/report_output.h"
 #include "verbs/skipped_probes.h"
 
 namespace iotap::verbs {
@@ -19,28 +17,6 @@ namespace {
 constexpr const char* kClearScreen = "\x1b[H\x1b[2J";
 // The live view keeps the program's latest lines under the table, as its frames wipe them.
 constexpr size_t kRecentProgramLines = 5;
-
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-
-class Output {
- public:
-  explicit Output(const std::string& path) {
-    if (path.empty()) return;
-    file_.reset(std::fopen(path.c_str(), "w"));
-    if (!file_) throw UserError("cannot write -o '" + path + "'");
-  }
-  void write(std::string_view text) {
-    std::FILE* out = file_ ? file_.get() : stdout;
-    std::fwrite(text.data(), 1, text.size(), out);
-    std::fflush(out);
-  }
-  [[nodiscard]] bool is_terminal() const { return !file_ && ::isatty(STDOUT_FILENO) == 1; }
-
- private:
-  std::unique_ptr<std::FILE, FileCloser> file_;
-};
 
 std::string json_line(const std::string& schema, const Json& fields) {
   Json line{{"schema", schema}};
@@ -58,7 +34,7 @@ std::string loss_sentence(uint64_t skipped) {
 }  // namespace
 
 int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
-  Output out(options.output_path);
+  ReportOutput out(options.output_path);
   const bool live = verb.live_view && !options.json && out.is_terminal();
   std::vector<vm::GuestDevice> stack;
   std::optional<ReportBlock> whole_run;

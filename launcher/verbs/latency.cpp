@@ -1,8 +1,6 @@
 // iotap latency: what the program's threads were blocked on, grouped by reason (latencytap).
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 #include "iotap/config.h"
 #include "latency/blocked_time.h"
@@ -10,6 +8,7 @@
 #include "verbs/json.h"
 #include "verbs/latency_report.h"
 #include "verbs/parse_options.h"
+#include "verbs/report_output.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
@@ -63,6 +62,7 @@ int latency(Args args) {
         "give the program to watch: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
         "or -x PID");
 
+  ReportOutput out(options.output_path);
   latency::BlockedTimeTracker tracker;
   std::shared_ptr<const symbols::KernelSymbols> names;
   std::string partial_line;
@@ -106,13 +106,7 @@ int latency(Args args) {
   } else {
     text = latency_text(blocked, stacks);
   }
-  if (options.output_path.empty()) {
-    std::cout << text;
-  } else {
-    std::ofstream file(options.output_path);
-    file << text;
-    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
-  }
+  out.write(text);
   return run.exit_status;
 }
 

@@ -3,13 +3,12 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 #include "util/error.h"
 #include "util/files.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
+#include "verbs/report_output.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
@@ -75,22 +74,15 @@ int run(Args args) {
     throw UserError(
         "iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");
 
-  std::ofstream file;
-  if (!options.output_path.empty()) {
-    file.open(options.output_path, std::ios::binary | std::ios::trunc);
-    if (!file) throw UserError("cannot write -o '" + options.output_path + "'");
-  }
+  ReportOutput out(options.output_path);
   std::string captured;
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
   const auto write_output = [&](std::string_view bytes) {
     if (options.json) {
       captured += bytes;
-    } else if (file.is_open()) {
-      file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     } else {
-      std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-      std::fflush(stdout);
+      out.write(bytes);
     }
   };
   TracedScript traced{script, {}};
@@ -124,11 +116,7 @@ int run(Args args) {
                     {"interrupted", result.interrupted},
                     {"timed_out", result.timed_out},
                     {"output", captured}};
-    if (file.is_open()) {
-      file << to_text(json);
-    } else {
-      std::cout << to_text(json);
-    }
+    out.write(to_text(json));
   }
   return result.exit_status;
 }

@@ -17,16 +17,17 @@ std::string traced_program(const TargetOptions& options) {
       stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
     return resolve_command(options.command_line, stack).program;
   }
-  if (options.pid) {
-    std::error_code ec;
-    const auto exe =
-        std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
-    if (ec)
-      throw UserError("-x " + std::to_string(*options.pid) +
-                      ": no such process, or not ours to trace (" + ec.message() + ")");
-    return exe.string();
-  }
+  if (options.pid) return pid_executable(*options.pid);
   return "";
+}
+
+std::string pid_executable(pid_t pid) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  if (ec)
+    throw UserError("-x " + std::to_string(pid) + ": no such process, or not ours to trace (" +
+                    ec.message() + ")");
+  return exe.string();
 }
 
 }  // namespace iotap::verbs

@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/temp_dir.h"
+#include "verbs/traced_program.h"
 
 namespace iotap::verbs {
 namespace {
@@ -92,13 +93,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   if (command) markers.exe = command->program;
   if (options.pid) {
     markers.pid = *options.pid;
-    std::error_code ec;
-    const auto exe =
-        std::filesystem::read_symlink("/proc/" + std::to_string(*options.pid) + "/exe", ec);
-    if (ec)
-      throw UserError("-x " + std::to_string(*options.pid) +
-                      ": no such process, or not ours to trace (" + ec.message() + ")");
-    markers.exe = exe.string();
+    markers.exe = pid_executable(*options.pid);
   }
 
   TracedRunResult result;

@@ -8,3 +8,6 @@ iotap_cli_test(cli_latency_help 0 "usage: iotap latency.*Userspace lock contenti
 iotap_cli_test(cli_latency_needs_a_program 2 "^iotap: give the program to watch: -c" latency)
 iotap_cli_test(cli_latency_bad_stack 2 "iotap: --stack: unknown device 'rom'"
   latency --target vm --stack "raid0(rom*2)" -c "block_hasher -d __DEV__ -b 65536")
+# A mistyped -o fails at once, not after the run.
+iotap_cli_test(cli_latency_bad_output 2 "^iotap: cannot write -o '/nonexistent/latency.txt': no directory '/nonexistent'"
+  latency --target vm --stack "raid0(ram*2)" -c "block_hasher -d __DEV__ -b 65536" -o /nonexistent/latency.txt)

@@ -17,6 +17,7 @@ target_compile_definitions(stap_test PRIVATE
 add_dependencies(stap_test stap_runtime)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
+    launcher/report_output_test.cpp
   LIBS iotap_verbs)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -146,8 +147,12 @@ TEST_F(CallgraphTest, FoldedAndPerfettoAgreeWithTheTree) {
   for (const auto& [path, count] : tree_paths) tree_path_set.insert(path);
   EXPECT_EQ(folded_paths, tree_path_set);
 
-  // Perfetto: a track per thread, a slice per call, nested as the tree's calls are.
-  const json trace = json::parse(callgraph({"--format", "perfetto"}));
+  // Perfetto: a track per thread, a slice per call, nested as the tree's calls are. A trace is
+  // for loading into ui.perfetto.dev, so it goes where -o says and stdout stays empty.
+  const TempDir out("iotap-callgraph-out");
+  EXPECT_EQ(callgraph({"--format", "perfetto", "-o", out / "trace.json"}), "");
+  std::ifstream trace_file(out / "trace.json");
+  const json trace = json::parse(trace_file);
   std::map<int, std::vector<json>> tracks;
   for (const auto& event : trace["traceEvents"]) {
     if (event["ph"] == "X") tracks[event["tid"]].push_back(event);

@@ -1,0 +1,33 @@
+#pragma once
+// Where a verb's report goes: stdout, or the file named by -o.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace iotap::verbs {
+
+class ReportOutput {
+ public:
+  // An empty path means stdout. A path is checked at once, so that a mistyped -o fails before a
+  // run of minutes rather than after it; the file itself is only created (or truncated) by the
+  // first write, so a run that fails before it has anything to say leaves an old report intact.
+  // Throws UserError when the path cannot be written.
+  explicit ReportOutput(std::string path);
+
+  // Writes and flushes: a live report is seen as it is made. Throws UserError if the file
+  // cannot take it (a full disk, say).
+  void write(std::string_view text);
+
+  // True when the report goes to a terminal (stdout is a tty and there is no -o).
+  [[nodiscard]] bool is_terminal() const;
+
+ private:
+  struct FileCloser {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+  };
+  std::string path_;
+  std::unique_ptr<std::FILE, FileCloser> file_;
+};
+
+}  // namespace iotap::verbs

@@ -1,0 +1,73 @@
+#include "verbs/report_output.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+#include "util/temp_dir.h"
+
+namespace iotap::verbs {
+namespace {
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    ReportOutput out(path);
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ReportOutput, AnUnwritablePathFailsBeforeTheRun) {
+  const TempDir dir("iotap-output-test");
+  EXPECT_EQ(error_of(dir / "no-such-dir/report.txt"),
+            "cannot write -o '" + (dir / "no-such-dir/report.txt") + "': no directory '" +
+                (dir / "no-such-dir") + "' (name a file in a directory you can write to)");
+  EXPECT_NE(error_of(dir.path()).find("it is a directory"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir / "no-such-dir"));
+}
+
+TEST(ReportOutput, AnOldReportStaysUntilTheFirstWrite) {
+  const TempDir dir("iotap-output-test");
+  const std::string path = dir / "report.txt";
+  std::ofstream(path) << "yesterday's report\n";
+  {
+    ReportOutput out(path);
+    // A run that fails here, before it has anything to say, loses nothing.
+    EXPECT_EQ(contents(path), "yesterday's report\n");
+    out.write("line 1\n");
+    EXPECT_EQ(contents(path), "line 1\n");  // replaced, and flushed at once
+    out.write("line 2\n");
+  }
+  EXPECT_EQ(contents(path), "line 1\nline 2\n");
+}
+
+TEST(ReportOutput, ANewFileInTheCurrentDirectory) {
+  const TempDir dir("iotap-output-test");
+  const auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  {
+    ReportOutput out("report.json");
+    EXPECT_FALSE(std::filesystem::exists("report.json"));
+    out.write("{}\n");
+  }
+  std::filesystem::current_path(previous);
+  EXPECT_EQ(contents(dir / "report.json"), "{}\n");
+}
+
+TEST(ReportOutput, NoPathIsStdout) {
+  EXPECT_EQ(error_of(""), "");
+}
+
+}  // namespace
+}  // namespace iotap::verbs
