@@ -62,13 +62,25 @@ TEST_F(LatencyTest, OnTheDelayedStackReadingDominates) {
   EXPECT_EQ(result["unfinished_sleeps"], 0);
 }
 
-// Nothing slow under 16 threads: their reads never sleep, and what the program waits on is its
-// own threads (the main thread's joins on the futex).
+// Nothing slow under 16 threads: their reads never sleep, and what they wait on is locks. The
+// main thread joins the workers on a futex ("Userspace lock contention"); the workers, mapping
+// their buffers together, queue on the kernel's mmap_lock ("Kernel rw-semaphore contention").
+// Which of the two is larger depends on how the 16 starts overlap on the host (98/2 and 44/56
+// both seen), so the test asks that locks, together, are where the time went.
 TEST_F(LatencyTest, ManyThreadsOnFastDisksShowLockContention) {
   const json result =
       latency("raid0(ram*4)", "block_hasher -d __DEV__ -b 1048576 -t 16 -n 64 --direct");
   ASSERT_FALSE(result["reasons"].empty()) << result.dump(2);
-  EXPECT_EQ(result["reasons"][0]["reason"], "Userspace lock contention") << result.dump(2);
+  const auto is_lock = [](const json& r) {
+    return r["reason"].get<std::string>().ends_with(" contention");
+  };
+  EXPECT_TRUE(is_lock(result["reasons"][0])) << result.dump(2);
+  int lock_percent = 0;
+  for (const auto& r : result["reasons"]) {
+    if (is_lock(r)) lock_percent += r["percent"].get<int>();
+  }
+  EXPECT_GE(lock_percent, 80) << result.dump(2);
+  ASSERT_NE(reason(result, "Userspace lock contention"), nullptr) << result.dump(2);
   const json* reading = reason(result, "Reading from file");
   if (reading != nullptr) {
     EXPECT_LT((*reading)["percent"].get<int>(), 10) << result.dump(2);
