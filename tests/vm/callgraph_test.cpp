@@ -198,5 +198,26 @@ TEST_F(CallgraphTest, TriggerLimitsToCallsInsideItWithTheKernelsCalls) {
   EXPECT_EQ(tree["unmatched_returns"], 0);
 }
 
+// A vmlinux glob (kprobe.function, resolved from the System.map iotap makes from the guest's
+// kallsyms): each worker's 1 MiB reads enter blkdev_read_iter once per block and return 1 MiB.
+TEST_F(CallgraphTest, AVmlinuxGlobAddsTheKernelsReadPath) {
+  const json tree =
+      json::parse(callgraph({"--json", "--trigger", "read_blocks", "--kernel", "blkdev_read_it*"},
+                            "block_hasher -d __DEV__ -b 1048576 -t 2 -n 4 --direct"));
+  const auto& threads = tree["threads"];
+  ASSERT_EQ(threads.size(), 2U) << tree.dump(1);
+  for (const auto& thread : threads) {
+    ASSERT_EQ(thread["calls"].size(), 1U) << thread.dump(1);
+    const auto reads = find(thread["calls"][0]["calls"], "blkdev_read_iter");
+    ASSERT_EQ(reads.size(), 2U) << "one per block the thread read: " << thread.dump(1);
+    for (const auto* read : reads) {
+      EXPECT_TRUE((*read)["kernel"]);
+      EXPECT_EQ((*read)["return"], "return=0x100000") << read->dump();  // stap's $$return
+    }
+  }
+  EXPECT_EQ(tree["unfinished_calls"], 0);
+  EXPECT_EQ(tree["unmatched_returns"], 0);
+}
+
 }  // namespace
 }  // namespace iotap::test
