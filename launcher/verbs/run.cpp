@@ -103,6 +103,8 @@ int run(Args args) {
   };
   const TracedRunResult result = traced_run(traced, options, sinks);
   if (!partial_line.empty()) write_output(names->symbolize_text(partial_line));
+  // -o names a file even when the script printed nothing: the run finished, its report is empty.
+  if (!options.json) out.write("");
 
   if (options.json) {
     const Json json{{"schema", "iotap.run/1"},

@@ -65,6 +65,16 @@ TEST(ReportOutput, ANewFileInTheCurrentDirectory) {
   EXPECT_EQ(contents(dir / "report.json"), "{}\n");
 }
 
+TEST(ReportOutput, AnEmptyWriteLeavesAnEmptyReport) {
+  // iotap run with a script that prints nothing still leaves the -o file it was asked for.
+  const TempDir dir("iotap-output-test");
+  const std::string path = dir / "report.txt";
+  std::ofstream(path) << "yesterday's report\n";
+  ReportOutput(path).write("");
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(contents(path), "");
+}
+
 TEST(ReportOutput, NoPathIsStdout) {
   EXPECT_EQ(error_of(""), "");
 }
