@@ -16,3 +16,14 @@ function(iotap_cli_test name status regex)
                    -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
   set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 60)
 endfunction()
+
+# iotap_cli_fifo_test(NAME STATUS REGEX FIFO ARGS...): the same, with FIFO made a named pipe
+# that nothing writes to while `iotap ARGS...` runs; a reader that opens it blocking hangs until
+# the test's timeout.
+function(iotap_cli_fifo_test name status regex fifo)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;${ARGN}"
+                   -DEXPECT_EXIT=${status} "-DEXPECT_REGEX=${regex}" "-DMAKE_FIFO=${fifo}"
+                   -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 30)
+endfunction()

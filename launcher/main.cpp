@@ -29,11 +29,13 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(stderr);
     return 2;
   }
+  // `iotap help VERB` is `iotap VERB --help`; an unknown VERB is then the unknown-verb error.
+  if (args[0] == "help" && args.size() > 1 && args[1] != "help") args = {args[1], "--help"};
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     print_usage(stdout);
     return 0;

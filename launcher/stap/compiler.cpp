@@ -10,6 +10,10 @@
 
 namespace iotap::stap {
 
+std::string script_copy_path(const std::string& work_dir) {
+  return work_dir + "/iotap.stp";
+}
+
 std::vector<std::string> tapset_dirs() {
   return {config::kTapsetDir, config::kGeneratedTapsetDir};
 }
@@ -17,7 +21,7 @@ std::vector<std::string> tapset_dirs() {
 std::string compile_module(const CompileRequest& request) {
   if (find_in_path("stap").empty())
     throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
-  const std::string script = request.work_dir + "/iotap.stp";
+  const std::string script = script_copy_path(request.work_dir);
   write_file(script, request.script_text);
   std::vector<std::string> argv{"stap", "-p4", "-m", "iotap"};
   if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
@@ -30,15 +34,12 @@ std::string compile_module(const CompileRequest& request) {
   const Captured result = capture(argv, options);
   std::string diagnostics;
   StapStderr filter([&](std::string_view line) { diagnostics += line; });
+  // stap names the file it was given, in errors and warnings alike; the user knows it by its
+  // own name.
+  filter.name_script(script, request.script_name);
   filter.feed(result.err);
   filter.flush();
   if (!result.status.ok()) {
-    // stap names the file it was given; the user knows it by its own name.
-    size_t at = 0;
-    while ((at = diagnostics.find(script, at)) != std::string::npos) {
-      diagnostics.replace(at, script.size(), request.script_name);
-      at += request.script_name.size();
-    }
     throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);
   }
   if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings

@@ -18,6 +18,9 @@ struct CompileRequest {
   std::vector<std::string> script_args;
 };
 
+// Where compile_module writes the script it hands stap: the file stap's messages name.
+std::string script_copy_path(const std::string& work_dir);
+
 // The bundled tapset directories passed with -I.
 std::vector<std::string> tapset_dirs();
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace iotap::stap {
 
@@ -12,7 +13,20 @@ struct Markers {
   std::optional<pid_t> pid;        // __PID__: the attached process
 };
 
-// Throws UserError when the script uses a marker that has no value (e.g. __PID__ without -x).
+// The script's text. Throws UserError, before anything slow happens, when the path is missing,
+// unreadable, empty, or not a regular file: a directory would reach stap as "Input file is
+// empty", and opening a FIFO would wait forever for a writer.
+std::string read_script(const std::string& script_path);
+
+// Replaces the markers where stap would see them: in code, in string literals (escaped, so a
+// path with a quote stays one string) and in %{ embedded C %}; never in # // /* */ comments,
+// where they are prose. Line and column counts outside the replaced markers are kept, so stap's
+// messages point at the user's lines. Throws UserError when the script uses a marker that has no
+// value (e.g. __PID__ without -x); `script_name` names the script in that message.
+std::string substitute_markers(std::string_view text, const Markers& markers,
+                               const std::string& script_name);
+
+// read_script, then substitute_markers.
 std::string prepare_script(const std::string& script_path, const Markers& markers);
 
 }  // namespace iotap::stap

@@ -23,6 +23,11 @@ bool is_known_noise(std::string_view line) {
          line.starts_with("Tip: /usr/share/doc/systemtap/README.Debian");
 }
 
+void StapStderr::name_script(std::string copy_path, std::string user_name) {
+  copy_path_ = std::move(copy_path);
+  user_name_ = std::move(user_name);
+}
+
 void StapStderr::feed(std::string_view bytes) {
   pending_ += bytes;
   size_t start = 0;
@@ -59,6 +64,12 @@ void StapStderr::line(std::string_view raw) {
     return;
   }
   if (is_known_noise(text)) return;
+  if (!copy_path_.empty()) {
+    for (size_t at = text.find(copy_path_); at != std::string::npos;
+         at = text.find(copy_path_, at + user_name_.size())) {
+      text.replace(at, copy_path_.size(), user_name_);
+    }
+  }
   forward_(text + "\n");
 }
 

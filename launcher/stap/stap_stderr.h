@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace iotap::stap {
 
@@ -13,6 +14,11 @@ class StapStderr {
  public:
   explicit StapStderr(std::function<void(std::string_view)> forward)
       : forward_(std::move(forward)) {}
+
+  // stap compiles iotap's copy of a script (markers substituted, in a private temp dir) and
+  // names that copy in its warnings and in the module's run-time errors; from here on, lines
+  // name `user_name` instead. The copy has the user's line numbers (see substitute_markers).
+  void name_script(std::string copy_path, std::string user_name);
 
   void feed(std::string_view bytes);
   void flush();
@@ -25,6 +31,8 @@ class StapStderr {
   void line(std::string_view raw);
 
   std::function<void(std::string_view)> forward_;
+  std::string copy_path_;
+  std::string user_name_;
   std::string pending_;
   std::optional<int> target_exit_status_;
 };

@@ -37,6 +37,35 @@ Unexpected corrupted(std::string_view what) {
                     " (is it truncated? rebuild it)"};
 }
 
+// The section name table is how .note.stapsdt is found; without it the file cannot be
+// searched, which is damage, not a binary without probes.
+Unexpected damaged_names(const std::string& why) {
+  return Unexpected{"is a damaged ELF file (section names unreadable: " + why + "; rebuild it)"};
+}
+
+// e_shstrndx must name a string table among the sections; libelf takes it on trust.
+std::optional<Unexpected> check_names_section(Elf* elf, std::size_t names_index,
+                                              std::size_t section_count) {
+  if (names_index == SHN_UNDEF) {
+    return damaged_names("e_shstrndx is 0, so no section has a name");
+  }
+  if (names_index >= section_count) {
+    return damaged_names("e_shstrndx is " + std::to_string(names_index) + " but there are only " +
+                         std::to_string(section_count) + " sections");
+  }
+  GElf_Shdr shdr;
+  Elf_Scn* scn = elf_getscn(elf, names_index);
+  if (scn == nullptr || gelf_getshdr(scn, &shdr) == nullptr) {
+    return damaged_names("the header of section " + std::to_string(names_index) +
+                         " (e_shstrndx) cannot be read" + libelf_reason());
+  }
+  if (shdr.sh_type != SHT_STRTAB) {
+    return damaged_names("e_shstrndx points at section " + std::to_string(names_index) +
+                         ", of type " + std::to_string(shdr.sh_type) + ", not a string table");
+  }
+  return std::nullopt;
+}
+
 std::string where(int index, std::size_t offset) {
   return "note " + std::to_string(index) + " (offset " + hex(offset) + " in .note.stapsdt)";
 }
@@ -171,10 +200,14 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
 
   std::size_t names_index = 0;
   if (elf_getshdrstrndx(elf, &names_index) != 0) {
-    return corrupted("cannot find section names");
+    return damaged_names("e_shstrndx cannot be read" + libelf_reason());
+  }
+  if (auto problem = check_names_section(elf, names_index, section_count)) {
+    return *problem;
   }
   std::vector<Elf_Scn*> note_sections;
   std::optional<std::uint64_t> base_address;
+  std::size_t unnamed = 0;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) {
@@ -182,6 +215,7 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
     }
     const char* name = elf_strptr(elf, names_index, shdr.sh_name);
     if (name == nullptr) {
+      ++unnamed;
       continue;
     }
     // Relocatable objects can hold several (one per COMDAT group); linking merges them.
@@ -192,9 +226,15 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
       base_address = shdr.sh_addr;
     }
   }
+  // An unreadable name may be .note.stapsdt's own: "no probes" would then be a guess.
+  if (note_sections.empty() && unnamed > 0) {
+    (void)elf_errno();  // libelf's reason for the last name only; the count says more
+    return damaged_names(std::to_string(unnamed) + " of " + std::to_string(section_count - 1) +
+                         " section names lie outside the section name table");
+  }
   if (note_sections.empty()) {
     return Unexpected{
-        "has no USDT probes (no .note.stapsdt section); build it with <sys/sdt.h> probes"};
+        "has no USDT probes (no .note.stapsdt section); build it with <sys/sdt.h> probes", true};
   }
 
   ProbeList list;
@@ -205,7 +245,8 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
   if (list.probes.empty() && list.problems.empty()) {
     return Unexpected{
         "has no USDT probes (its .note.stapsdt section holds no stapsdt notes); build it with "
-        "<sys/sdt.h> probes"};
+        "<sys/sdt.h> probes",
+        true};
   }
   return list;
 }

@@ -8,7 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
+
+#include "util/file_kind.h"
 
 namespace iotap::usdt {
 namespace {
@@ -59,9 +62,21 @@ Expected<ProbeList> read_elf(Elf* elf, std::string_view label) {
   }
   auto notes = read_stapsdt_notes(elf);
   if (!notes) {
-    return Unexpected{who + " " + notes.error()};
+    return Unexpected{who + " " + notes.error(), notes.error_is_no_probes()};
   }
   return notes;
+}
+
+// Only regular files are opened: see util/file_kind.h for why.
+std::optional<Unexpected> not_a_binary(const std::string& path, mode_t mode) {
+  if (S_ISREG(mode)) {
+    return std::nullopt;
+  }
+  if (S_ISDIR(mode)) {
+    return Unexpected{path + " is a directory (name the program's binary inside it)"};
+  }
+  return Unexpected{path + " is " + std::string(non_regular_kind(mode)) +
+                    ", not a program (name a compiled program or shared library on disk)"};
 }
 
 }  // namespace
@@ -70,7 +85,25 @@ Expected<ProbeList> read_probes(const std::string& path) {
   if (!libelf_ready()) {
     return Unexpected{"libelf does not support this ELF version (reinstall libelf)"};
   }
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    const int error = errno;
+    switch (error) {
+      case ENOENT:
+      case ENOTDIR:
+        return Unexpected{path + " does not exist (check the path, or build it first)"};
+      case EACCES:
+        return Unexpected{path + " is not readable: permission denied (check its permissions)"};
+      default:
+        return Unexpected{path + " cannot be examined: " + std::strerror(error)};
+    }
+  }
+  if (auto problem = not_a_binary(path, status.st_mode)) {
+    return *problem;
+  }
+  // O_NONBLOCK: should the path have become a FIFO since the stat, open must not wait for a
+  // writer; the fstat below then rejects it. Reads of a regular file ignore the flag.
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) {
     const int error = errno;
     switch (error) {
@@ -83,15 +116,11 @@ Expected<ProbeList> read_probes(const std::string& path) {
         return Unexpected{path + " cannot be opened: " + std::strerror(error)};
     }
   }
-  struct stat status {};
   if (::fstat(fd.get(), &status) != 0) {
     return Unexpected{path + " cannot be examined: " + std::strerror(errno)};
   }
-  if (S_ISDIR(status.st_mode)) {
-    return Unexpected{path + " is a directory (name the program's binary inside it)"};
-  }
-  if (!S_ISREG(status.st_mode)) {
-    return Unexpected{path + " is not a regular file (name a program or shared library on disk)"};
+  if (auto problem = not_a_binary(path, status.st_mode)) {
+    return *problem;
   }
   // ELF_C_READ rather than an mmap: a file truncated while we read it then fails a read()
   // instead of killing us with SIGBUS.

@@ -50,7 +50,10 @@ columns:
                   has none and always fires
   PC              link-time address of the probe site (prelink shifts applied)
 
---json prints the same with each argument's operand, e.g. "%edx" or "-16(%rbp)".
+--json prints the same with each argument's operand, e.g. "%edx" or "-16(%rbp)". A binary
+without probes is an error in the table form (exit 2, "... has no USDT probes"); with --json it
+is a valid answer: {"binary": ..., "probes": [], "problems": []}, exit 0. Files that cannot be
+read, are not ELF, or are damaged are errors in both forms (exit 2).
 
 )help";
 
@@ -179,6 +182,10 @@ int probes(Args args) {
   const auto binary = vm["binary"].as<std::string>();
 
   auto result = usdt::read_probes(binary);
+  if (!result && result.error_is_no_probes() && vm.count("json") != 0) {
+    print_json(binary, ProbeList{});
+    return 0;
+  }
   if (!result) {
     throw UserError(result.error());
   }

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
+#include "stap/script.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "verbs/json.h"
@@ -23,7 +24,9 @@ constexpr const char* kRunHelp =
 
 Compiles SCRIPT.stp with the bundled tapsets (tapsets/: block_hasher.*, blockio.*) and runs it,
 streaming what it prints. In the script, __EXE__ stands for the traced program's path (from -c,
-or /proc/PID/exe with -x) and __PID__ for -x's pid, as in SPDK's bpftrace.sh.
+or /proc/PID/exe with -x) and __PID__ for -x's pid, as in SPDK's bpftrace.sh: in code and in
+strings, not in comments (# // /* */), which keep them as written. stap's messages name SCRIPT.stp
+with its own line numbers.
 
 With --target vm, iotap boots a throwaway qemu guest with a kernel that can load SystemTap
 modules, builds --stack in it with mdadm and dmsetup, and runs -c there; use this where the
@@ -49,9 +52,8 @@ examples:
 
 options)";
 
-bool prints_backtraces(const std::string& script_path) {
-  if (::access(script_path.c_str(), R_OK) != 0) return false;  // traced_run says why
-  return read_file(script_path).find("backtrace(") != std::string::npos;
+bool prints_backtraces(const std::string& script_text) {
+  return script_text.find("backtrace(") != std::string::npos;
 }
 
 }  // namespace
@@ -73,6 +75,8 @@ int run(Args args) {
   if (script.empty())
     throw UserError(
         "iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");
+  // Missing, empty, a directory, a FIFO: refused before any work.
+  const std::string script_text = stap::read_script(script);
 
   ReportOutput out(options.output_path);
   std::string captured;
@@ -86,7 +90,7 @@ int run(Args args) {
     }
   };
   TracedScript traced{script, {}};
-  traced.kernel_symbols = !raw_addresses && prints_backtraces(script);
+  traced.kernel_symbols = !raw_addresses && prints_backtraces(script_text);
   // Addresses are named a whole line at a time: a read can end in the middle of one.
   std::shared_ptr<const symbols::KernelSymbols> names;
   std::string partial_line;

@@ -12,6 +12,7 @@
 #include "iotap/config.h"
 #include "stap/compiler.h"
 #include "stap/script.h"
+#include "stap/stap_cache.h"
 #include "stap/stap_stderr.h"
 #include "target/local_runner.h"
 #include "target/vm/kernel_tree.h"
@@ -75,8 +76,8 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
                            const TracedRunSinks& sinks) {
   const std::string& script_path = script.path;
   check_target_options(options);
-  if (::access(script_path.c_str(), R_OK) != 0)
-    throw UserError("cannot read script '" + script_path + "'");
+  // Missing, unreadable, empty, a directory or a FIFO: said now, before anything slow.
+  (void)stap::read_script(script_path);
   const bool vm = options.target == Target::kVm;
   if (!vm) {
     const std::string problem = local_kernel_problem();
@@ -123,12 +124,16 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
 
   TempDir work("iotap-run");
   const auto compile_start = Clock::now();
+  const std::string runtime_dir = vm ? config::kStapRuntimeDir : "";
+  const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
   sinks.status("compiling " + std::filesystem::path(script_path).filename().string() +
                " for kernel " + result.kernel_release +
-               " (the first compile takes about 2 minutes; later ones are cached)");
+               (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
+                       "cached)"
+                     : ""));
   const std::string module =
       stap::compile_module({stap::prepare_script(script_path, markers), script_path, compile_kernel,
-                            vm ? config::kStapRuntimeDir : "", work.path(), script.args});
+                            runtime_dir, work.path(), script.args});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
@@ -141,6 +146,8 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
       std::fwrite(line.data(), 1, line.size(), stderr);
     }
   });
+  // The module's run-time errors name the script as it was compiled.
+  stderr_filter.name_script(stap::script_copy_path(work.path()), script_path);
   const auto run_start = Clock::now();
   if (vm) {
     vm::VmRun run;

@@ -10,6 +10,7 @@ target_compile_definitions(initramfs_test PRIVATE
 add_dependencies(initramfs_test block_hasher)
 iotap_unit_test(stap_test
   SOURCES launcher/script_test.cpp launcher/stap_stderr_test.cpp launcher/runtime_compat_test.cpp
+    launcher/script_markers_test.cpp launcher/stap_messages_test.cpp
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
@@ -48,3 +49,18 @@ iotap_cli_test(cli_diagnose_bad_stack 2 "--stack: raid1 needs at least 2 members
 iotap_unit_test(symbols_test
   SOURCES symbols/kernel_symbols_test.cpp symbols/leading_block_test.cpp
   LIBS iotap_symbols iotap_target)
+
+# `iotap help VERB` shows that verb's help, as `iotap VERB --help` does.
+iotap_cli_test(cli_help_verb 0 "^usage: iotap run SCRIPT.stp.*--stack SPEC grammar" help run)
+iotap_cli_test(cli_help_probes 0 "^usage: iotap probes BINARY" help probes)
+iotap_cli_test(cli_help_unknown_verb 2 "^iotap: unknown verb 'nosuchverb' \\(see 'iotap --help'\\)\n$" help nosuchverb)
+iotap_cli_test(cli_help_help 0 "^usage: iotap VERB" help help)
+# The script is checked before anything runs: a directory, a FIFO, a device node.
+iotap_cli_test(cli_run_directory 2
+  "^iotap: [^\n]*/tests/unit is a directory, not a script \\(name the .stp file\\)\n$"
+  run ${CMAKE_CURRENT_SOURCE_DIR} --target vm)
+iotap_cli_fifo_test(cli_run_fifo 2
+  "^iotap: [^\n]*/cli_run_fifo.stp is a FIFO \\(named pipe\\), not a script \\(name a .stp file on disk\\)\n$"
+  ${CMAKE_CURRENT_BINARY_DIR}/cli_run_fifo.stp run ${CMAKE_CURRENT_BINARY_DIR}/cli_run_fifo.stp --target vm)
+iotap_cli_test(cli_run_device 2
+  "^iotap: /dev/null is a character device, not a script" run /dev/null --target vm)

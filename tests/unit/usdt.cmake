@@ -17,6 +17,7 @@ iotap_unit_test(usdt_test
   SOURCES ${usdt_dir}/probe_arguments_test.cpp
           ${usdt_dir}/note_descriptor_test.cpp
           ${usdt_dir}/stapsdt_notes_test.cpp
+          ${usdt_dir}/file_type_test.cpp
   LIBS iotap_usdt usdt_elf_image)
 target_compile_definitions(usdt_test PRIVATE
   USDT_TESTPROG="$<TARGET_FILE:usdt_testprog>"
@@ -65,6 +66,16 @@ iotap_cli_test(usdt_cli_not_elf 2
 iotap_cli_test(usdt_cli_no_probes 2
   "iotap: [^\n]*usdt_noprobes has no USDT probes \\(no .note.stapsdt section\\); build it with <sys/sdt.h> probes"
   probes $<TARGET_FILE:usdt_noprobes>)
+# --json on a binary without probes is an empty list, not an error (the table form still is).
+iotap_cli_test(usdt_cli_json_no_probes 0
+  "^{\n  \"binary\": \"[^\n]*usdt_noprobes\",\n  \"probes\": \\[\\],\n  \"problems\": \\[\\]\n}\n$"
+  probes --json $<TARGET_FILE:usdt_noprobes>)
+# Only regular files are opened: a FIFO would block the open forever.
+iotap_cli_fifo_test(usdt_cli_fifo 2
+  "^iotap: [^\n]*usdt_fifo is a FIFO \\(named pipe\\), not a program \\(name a compiled program or shared library on disk\\)\n$"
+  ${CMAKE_CURRENT_BINARY_DIR}/usdt_fifo probes ${CMAKE_CURRENT_BINARY_DIR}/usdt_fifo)
+iotap_cli_test(usdt_cli_device 2
+  "^iotap: /dev/null is a character device, not a program \\(" probes /dev/null)
 iotap_cli_test(usdt_cli_missing 2 "iotap: /nonexistent does not exist" probes /nonexistent)
 iotap_cli_test(usdt_cli_no_binary 2 "iotap: probes needs a BINARY" probes)
 # A path with a quote and a backslash must come out as valid JSON.

@@ -1,0 +1,84 @@
+#include "stap/stap_cache.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+
+namespace iotap::stap {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kConfPrefix = "stapconf_";
+constexpr std::string_view kLogSuffix = "_hash.log";
+
+// The path with symlinks resolved (as far as it exists) and no trailing slash.
+fs::path canonical(const std::string& path, std::error_code& error) {
+  fs::path out = fs::weakly_canonical(path, error);
+  return out.has_filename() ? out : out.parent_path();
+}
+
+// The same path either way it was spelled (a trailing slash, a symlink).
+bool same_path(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code error;
+  const fs::path canonical_a = canonical(a, error);
+  if (error) return false;
+  const fs::path canonical_b = canonical(b, error);
+  return !error && canonical_a == canonical_b;
+}
+
+// Does this hash log describe a stapconf for `kernel` and `runtime_dir`?
+bool log_matches(const fs::path& log, const std::string& kernel, const std::string& runtime_dir) {
+  std::ifstream in(log);
+  bool kernel_matches = false;
+  bool runtime_matches = runtime_dir.empty();
+  const bool kernel_is_tree = kernel.find('/') != std::string::npos;
+  for (std::string line; std::getline(in, line);) {
+    const std::string_view text(line);
+    if (!kernel_is_tree && text.starts_with("Kernel Release: ")) {
+      kernel_matches = text.substr(16) == kernel;
+    } else if (kernel_is_tree && text.starts_with("Kernel Build Tree Path: ")) {
+      kernel_matches = same_path(line.substr(24), kernel);
+    } else if (!runtime_dir.empty() && text.starts_with("Runtime Path: ")) {
+      runtime_matches = same_path(line.substr(14), runtime_dir);
+    }
+  }
+  return kernel_matches && runtime_matches;
+}
+
+}  // namespace
+
+std::string stap_cache_dir() {
+  if (const char* dir = std::getenv("SYSTEMTAP_DIR"); dir != nullptr && *dir != '\0')
+    return std::string(dir) + "/cache";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.systemtap/cache";
+  return {};
+}
+
+bool stap_cache_is_warm(const std::string& cache_dir, const std::string& kernel,
+                        const std::string& runtime_dir) {
+  if (cache_dir.empty() || kernel.empty()) return false;
+  // Files sit one level down, in directories named by the hash's first two hex digits.
+  try {
+    std::error_code error;
+    for (const auto& bucket : fs::directory_iterator(cache_dir, error)) {
+      std::error_code ignored;
+      if (!bucket.is_directory(ignored)) continue;
+      for (const auto& entry : fs::directory_iterator(bucket.path(), ignored)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with(kConfPrefix) || !name.ends_with(kLogSuffix)) continue;
+        const std::string header = name.substr(0, name.size() - kLogSuffix.size()) + ".h";
+        if (!fs::is_regular_file(bucket.path() / header, ignored)) continue;
+        if (log_matches(entry.path(), kernel, runtime_dir)) return true;
+      }
+    }
+  } catch (const fs::filesystem_error&) {
+    // stap cleans its cache as it likes; a directory gone while we look is "not sure".
+  }
+  return false;
+}
+
+}  // namespace iotap::stap

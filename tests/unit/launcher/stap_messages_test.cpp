@@ -1,0 +1,157 @@
+// stap's messages name the user's script, not iotap's substituted copy of it; and the "first
+// compile takes about 2 minutes" hint appears only when stap's cache has nothing for the kernel.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include "stap/compiler.h"
+#include "stap/stap_cache.h"
+#include "stap/stap_stderr.h"
+#include "util/files.h"
+#include "util/temp_dir.h"
+
+namespace iotap::stap {
+namespace {
+
+// stap 4.8's stderr for a script with an unused global and a useless assignment, compiled as
+// iotap compiles it (its copy in a private temp dir). Recorded with `stap -p2`.
+constexpr const char* kCopy = "/tmp/iotap-run.AbC123/iotap.stp";
+constexpr const char* kRecorded =
+    "WARNING: Kernel function symbol table missing [man warning::symbols]\n"
+    "WARNING: never-assigned global variable 'never_set' (similar: never_set): identifier "
+    "'never_set' at /tmp/iotap-run.AbC123/iotap.stp:1:8\n"
+    " source: global never_set\n"
+    "                ^\n"
+    "WARNING: Eliding assignment to 'x': operator '=' at :3:5\n"
+    " source:   x = 5\n"
+    "             ^\n";
+
+TEST(StapMessages, WarningsNameTheUsersScript) {
+  std::string forwarded;
+  StapStderr filter([&](std::string_view line) { forwarded += line; });
+  filter.name_script(kCopy, "my/probes.stp");
+  filter.feed(kRecorded);
+  filter.flush();
+  EXPECT_EQ(forwarded,
+            "WARNING: never-assigned global variable 'never_set' (similar: never_set): identifier "
+            "'never_set' at my/probes.stp:1:8\n"
+            " source: global never_set\n"
+            "                ^\n"
+            "WARNING: Eliding assignment to 'x': operator '=' at :3:5\n"
+            " source:   x = 5\n"
+            "             ^\n");
+}
+
+TEST(StapMessages, RunTimeErrorsNameTheUsersScript) {
+  std::string forwarded;
+  StapStderr filter([&](std::string_view line) { forwarded += line; });
+  filter.name_script(kCopy, "s.stp");
+  filter.feed(
+      "ERROR: division by 0 near operator '/' at /tmp/iotap-run.AbC123/iotap.stp:4:11\n"
+      "WARNING: Number of errors: 1, skipped probes: 0\n");
+  filter.flush();
+  EXPECT_EQ(forwarded,
+            "ERROR: division by 0 near operator '/' at s.stp:4:11\n"
+            "WARNING: Number of errors: 1, skipped probes: 0\n");
+}
+
+// compile_module with a stand-in for stap that warns about the file it is given, as stap does,
+// and succeeds: the warning reaches stderr naming the user's script.
+TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
+  TempDir bin;
+  write_file(bin / "stap",
+             "#!/bin/sh\n"
+             "for a; do script=$a; done\n"  // the last argument is the script (no script args)
+             "echo \"WARNING: Eliding assignment to 'x': operator '=' at $script:3:5\" >&2\n"
+             ": > iotap.ko\n",
+             0755);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
+  TempDir work;
+  ::testing::internal::CaptureStderr();
+  const std::string module =
+      compile_module({"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(module, work / "iotap.ko");
+  EXPECT_EQ(err, "WARNING: Eliding assignment to 'x': operator '=' at user/script.stp:3:5\n");
+}
+
+// ---- is the compile cold? --------------------------------------------------------------------
+
+// A cache entry as stap 4.8 writes it: cache/XX/stapconf_HASH_hash.log (+ the .h once done).
+void add_stapconf(const TempDir& cache, const std::string& hash, const std::string& release,
+                  const std::string& tree, const std::string& runtime, bool finished = true) {
+  const std::string bucket = cache / hash.substr(0, 2);
+  std::filesystem::create_directories(bucket);
+  write_file(bucket + "/stapconf_" + hash + "_923_hash.log",
+             "[Mon Nov 23 10:18:50 2026] stapconf_hash:\n"
+             "Systemtap version: 4.8/0.188, Debian version 4.8-2\n"
+             "Kernel Release: " +
+                 release +
+                 "\n"
+                 "Kernel Build Tree Path: " +
+                 tree +
+                 "\n"
+                 "Architecture: x86_64\n"
+                 "Runtime Path: " +
+                 runtime +
+                 "\n"
+                 "Runtime Size: 4096\n"
+                 "\nresult:" +
+                 hash + "_923\n");
+  if (finished) write_file(bucket + "/stapconf_" + hash + "_923.h", "#define STAPCONF_X 1\n");
+}
+
+TEST(StapCache, AnEmptyOrMissingCacheIsCold) {
+  TempDir cache;
+  EXPECT_FALSE(stap_cache_is_warm(cache.path(), "6.1.0-56-cloud-amd64", "/rt"));
+  EXPECT_FALSE(stap_cache_is_warm(cache / "nonexistent", "6.1.0-56-cloud-amd64", "/rt"));
+  EXPECT_FALSE(stap_cache_is_warm("", "6.1.0-56-cloud-amd64", "/rt"));
+}
+
+TEST(StapCache, AFinishedStapconfForTheKernelAndRuntimeIsWarm) {
+  TempDir cache;
+  add_stapconf(cache, "1ca1009cfbb333467accf546f7ad9da7", "6.1.0-56-cloud-amd64",
+               "/lib/modules/6.1.0-56-cloud-amd64/build", "/work/a/build/stap-runtime");
+  EXPECT_TRUE(
+      stap_cache_is_warm(cache.path(), "6.1.0-56-cloud-amd64", "/work/a/build/stap-runtime"));
+  // Another kernel, another runtime (another build directory): cold.
+  EXPECT_FALSE(
+      stap_cache_is_warm(cache.path(), "6.1.0-57-cloud-amd64", "/work/a/build/stap-runtime"));
+  EXPECT_FALSE(
+      stap_cache_is_warm(cache.path(), "6.1.0-56-cloud-amd64", "/work/b/build/stap-runtime"));
+  // stap's own runtime: any runtime will do for the guess.
+  EXPECT_TRUE(stap_cache_is_warm(cache.path(), "6.1.0-56-cloud-amd64", ""));
+}
+
+TEST(StapCache, AKernelGivenAsABuildTreeMatchesTheTreePath) {
+  TempDir cache;
+  add_stapconf(cache, "8552972f31122e4782527158261dd51f", "6.1.192", "/cache/kernel-tree-x", "/rt");
+  EXPECT_TRUE(stap_cache_is_warm(cache.path(), "/cache/kernel-tree-x", "/rt"));
+  EXPECT_TRUE(stap_cache_is_warm(cache.path(), "/cache/kernel-tree-x/", "/rt"));
+  EXPECT_FALSE(stap_cache_is_warm(cache.path(), "/cache/kernel-tree-y", "/rt"));
+}
+
+TEST(StapCache, AnInterruptedCompileLeavesItCold) {
+  TempDir cache;
+  add_stapconf(cache, "c3bd0b05e585f17db6d94b21aece17bd", "6.1.0-56-cloud-amd64",
+               "/lib/modules/6.1.0-56-cloud-amd64/build", "/rt", /*finished=*/false);
+  EXPECT_FALSE(stap_cache_is_warm(cache.path(), "6.1.0-56-cloud-amd64", "/rt"));
+}
+
+TEST(StapCache, TheDirectoryFollowsStapsOwnRule) {
+  const char* old_dir = std::getenv("SYSTEMTAP_DIR");
+  const std::string saved = old_dir != nullptr ? old_dir : "";
+  ::setenv("SYSTEMTAP_DIR", "/somewhere/stap", 1);
+  EXPECT_EQ(stap_cache_dir(), "/somewhere/stap/cache");
+  ::unsetenv("SYSTEMTAP_DIR");
+  EXPECT_EQ(stap_cache_dir(), std::string(std::getenv("HOME")) + "/.systemtap/cache");
+  if (old_dir != nullptr) ::setenv("SYSTEMTAP_DIR", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace iotap::stap
