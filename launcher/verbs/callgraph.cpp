@@ -8,9 +8,11 @@
 
 #include "callgraph/call_tree.h"
 #include "callgraph/debug_info_check.h"
+#include "callgraph/exception_probes.h"
 #include "callgraph/formats.h"
 #include "callgraph/probe_points.h"
 #include "iotap/config.h"
+#include "target/vm/elf_dependencies.h"
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
@@ -172,6 +174,18 @@ std::string render(Format format, const StreamReader& reader, const callgraph::C
   return "";
 }
 
+// The C++ runtime's unwinder and catch in the program or its libraries (the guest has them at
+// the same paths). A library that cannot be found fails the run later, with its own message.
+callgraph::ExceptionProbePoints exception_probes(const std::string& program) {
+  std::vector<std::string> files{program};
+  try {
+    const auto libraries = vm::runtime_dependencies(program);
+    files.insert(files.end(), libraries.begin(), libraries.end());
+  } catch (const UserError&) {
+  }
+  return callgraph::exception_probe_points(files);
+}
+
 }  // namespace
 
 int callgraph(Args args) {
@@ -204,6 +218,7 @@ int callgraph(Args args) {
   if (const std::string problem = callgraph::missing_debug_info(selection.program);
       !problem.empty())
     throw UserError(problem);
+  selection.exceptions = exception_probes(selection.program);
 
   ReportOutput out(options.output_path);
   StreamReader reader;
