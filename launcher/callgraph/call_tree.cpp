@@ -13,7 +13,8 @@ void join_thread(const std::vector<CallEvent>& events, ThreadCalls& thread, Call
     if (event.direction == Direction::kEntry) {
       ++graph.entries;
       auto& siblings = open.empty() ? thread.calls : open.back()->calls;
-      siblings.push_back(Call{event.function, event.side, event.detail, "", event.ns, {}, false, {}});
+      siblings.push_back(
+          Call{event.function, event.side, event.detail, "", event.ns, {}, false, {}});
       open.push_back(&siblings.back());
       continue;
     }

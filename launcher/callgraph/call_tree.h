@@ -20,7 +20,7 @@ struct Call {
   std::string return_value;
   uint64_t entry_ns = 0;
   std::optional<uint64_t> return_ns;  // none: no return was seen (still running at the end)
-  bool unwound = false;  // an exception unwound it: return_ns is when that was seen
+  bool unwound = false;               // an exception unwound it: return_ns is when that was seen
   std::vector<Call> calls;            // the calls it made, in order
 };
 

@@ -25,8 +25,8 @@ std::string checked(const std::string& text, const std::string& option) {
 
 std::string user_probe_point(const std::string& program, const std::string& glob) {
   const std::string with_debug_info = glob.find('@') == std::string::npos ? glob + "@*" : glob;
-  return "process(\"" + checked(program, "the program path") + "\").function(\"" +
-         with_debug_info + "\")";
+  return "process(\"" + checked(program, "the program path") + "\").function(\"" + with_debug_info +
+         "\")";
 }
 
 KernelProbePoints kernel_probe_points(const std::string& spec, const std::string& kernel_release) {
@@ -72,7 +72,8 @@ std::vector<std::string> script_arguments(const ProbeSelection& selection) {
   if (!selection.kernel.empty())
     kernel = kernel_probe_points(selection.kernel, selection.kernel_release);
   args.insert(args.end(), {trigger, kernel.entry, kernel.exit});
-  if (!exceptions.unwind.empty()) args.insert(args.end(), {exceptions.unwind, exceptions.catch_point});
+  if (!exceptions.unwind.empty())
+    args.insert(args.end(), {exceptions.unwind, exceptions.catch_point});
   return args;
 }
 

@@ -11,11 +11,11 @@
 namespace iotap::callgraph {
 
 struct ProbeSelection {
-  std::string program;          // absolute path of the traced binary
-  std::string functions = "*";  // --functions GLOB
-  std::string trigger;          // --trigger FUNC; empty: everything
-  std::string kernel;           // --kernel GLOB or MODULE:GLOB; empty: no kernel functions
-  std::string kernel_release;   // the target's, to find MODULE's functions
+  std::string program;              // absolute path of the traced binary
+  std::string functions = "*";      // --functions GLOB
+  std::string trigger;              // --trigger FUNC; empty: everything
+  std::string kernel;               // --kernel GLOB or MODULE:GLOB; empty: no kernel functions
+  std::string kernel_release;       // the target's, to find MODULE's functions
   ExceptionProbePoints exceptions;  // none: the program cannot throw through a traced function
 };
 

@@ -36,7 +36,6 @@ bool is_known_noise(std::string_view line) {
          is_runtime_library_without_dwarf(line);
 }
 
-
 void StapStderr::feed(std::string_view bytes) {
   pending_ += bytes;
   size_t start = 0;

@@ -33,7 +33,8 @@ TEST(ProbePoints, KernelWithoutATriggerLeavesTheTriggerEmpty) {
 // Symbol-table-only parts such as "parse.cold" are entered by a jump: a return probe there
 // would overwrite a word of the caller's frame. "@*" keeps to the functions with debug info.
 TEST(ProbePoints, OnlyFunctionsWithDebugInfoUnlessAFileIsNamed) {
-  EXPECT_EQ(user_probe_point("/bin/prog", "parse_*"), R"(process("/bin/prog").function("parse_*@*"))");
+  EXPECT_EQ(user_probe_point("/bin/prog", "parse_*"),
+            R"(process("/bin/prog").function("parse_*@*"))");
   EXPECT_EQ(user_probe_point("/bin/prog", "parse_*@options.cpp"),
             R"(process("/bin/prog").function("parse_*@options.cpp"))");
 }
@@ -42,10 +43,10 @@ TEST(ProbePoints, ExceptionProbesAreTheFifthAndSixthArguments) {
   ProbeSelection selection{"/bin/prog", "*", "", "", "", {}};
   selection.exceptions = {R"(process("/lib/libgcc_s.so.1").function("_Unwind_RaiseException"))",
                           R"(process("/lib/libstdc++.so.6").function("__cxa_begin_catch"))"};
-  EXPECT_EQ(script_arguments(selection),
-            (std::vector<std::string>{R"(process("/bin/prog").function("*@*"))", "", "", "",
-                                      selection.exceptions.unwind,
-                                      selection.exceptions.catch_point}));
+  EXPECT_EQ(
+      script_arguments(selection),
+      (std::vector<std::string>{R"(process("/bin/prog").function("*@*"))", "", "", "",
+                                selection.exceptions.unwind, selection.exceptions.catch_point}));
 }
 
 // block_hasher (C++) finds the unwinder in libgcc_s and the catch in libstdc++; a C program

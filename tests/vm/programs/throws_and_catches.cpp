@@ -32,7 +32,9 @@ TRACED int parse_all(const char* first, const char* second) {
   return sum + static_cast<int>(keep_alive.size() == 0);
 }
 
-TRACED int after_the_catch(int value) { return value * 6; }
+TRACED int after_the_catch(int value) {
+  return value * 6;
+}
 
 TRACED int run(const char* first, const char* second) {
   try {
