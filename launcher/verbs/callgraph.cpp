@@ -58,15 +58,13 @@ uretprobe trampoline, which the C++ unwinder cannot unwind through; a throw thro
 function would abort the program (std::terminate, SIGABRT, exit 134). So iotap also probes
 the unwinder (_Unwind_RaiseException, _Unwind_ForcedUnwind, _Unwind_Resume_or_Rethrow in
 libgcc_s or the program) to put the real return addresses back, and __cxa_begin_catch to put
-the trampolines back for the frames still alive. The program exits as it does untraced; the
-calls an exception unwound show as "<-f (unwound by an exception, N us)"
-        .backtrace()(libgcc's _Unwind_Backtrace) still stops at the first traced frame
-        .
+the trampolines back for the frames still alive. The program exits as it does untraced; a
+call an exception unwound shows "unwound by an exception" and its duration instead of a return.
+backtrace() (libgcc's _Unwind_Backtrace) still stops at the first traced frame.
 
-    --format folded FlameGraph's folded stacks ("block_hasher-318;read_blocks;hex_of 42"), each path
-        weighted by its own microseconds
-    : flamegraph.pl out.folded > out.svg-- format perfetto Chrome trace JSON : a track per thread,
-                      a slice per call with its arguments;
+--format folded   FlameGraph's folded stacks ("block_hasher-318;read_blocks;hex_of 42"), each
+                  path weighted by its own microseconds: flamegraph.pl out.folded > out.svg
+--format perfetto Chrome trace JSON: a track per thread, a slice per call with its arguments;
                   open it in https://ui.perfetto.dev or chrome://tracing
 --format raw      examples/callgraph.stp's own lines, for other tools (its header documents
                   them)
@@ -88,182 +86,166 @@ options)";
 
 enum class Format { kText, kFolded, kPerfetto, kJson, kRaw };
 
-                  Format parse_format(const std::string& text, bool json) {
-                    if (json && text != "text")
-                      throw UserError("--json is the tree as JSON: give it or --format, not both");
-                    if (json) return Format::kJson;
-                    if (text == "text") return Format::kText;
-                    if (text == "folded") return Format::kFolded;
-                    if (text == "perfetto") return Format::kPerfetto;
-                    if (text == "raw") return Format::kRaw;
-                    throw UserError(
-                        "--format must be text, folded, perfetto or raw (or --json for the tree as "
-                        "JSON)");
-                  }
+Format parse_format(const std::string& text, bool json) {
+  if (json && text != "text")
+    throw UserError("--json is the tree as JSON: give it or --format, not both");
+  if (json) return Format::kJson;
+  if (text == "text") return Format::kText;
+  if (text == "folded") return Format::kFolded;
+  if (text == "perfetto") return Format::kPerfetto;
+  if (text == "raw") return Format::kRaw;
+  throw UserError(
+      "--format must be text, folded, perfetto or raw (or --json for the tree as JSON)");
+}
 
-                  std::string local_kernel_release() {
-                    utsname uts{};
-                    ::uname(&uts);
-                    return uts.release;
-                  }
+std::string local_kernel_release() {
+  utsname uts{};
+  ::uname(&uts);
+  return uts.release;
+}
 
-                  // Cuts the script's stream into lines: call events go to the tree, the rest (the
-                  // program's own output) to stderr.
-                  class StreamReader {
-                   public:
-                    void feed(std::string_view bytes) {
-                      pending_ += bytes;
-                      size_t start = 0;
-                      for (size_t newline = pending_.find('\n'); newline != std::string::npos;
-                           newline = pending_.find('\n', start)) {
-                        take(std::string_view(pending_).substr(start, newline - start));
-                        start = newline + 1;
-                      }
-                      pending_.erase(0, start);
-                    }
-                    callgraph::CallGraph finish() {
-                      if (!pending_.empty()) take(pending_);
-                      pending_.clear();
-                      return builder_.build();
-                    }
-                    // The script's own lines, as they came.
-                    [[nodiscard]] const std::string& raw() const { return raw_; }
+// Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
+// output) to stderr.
+class StreamReader {
+ public:
+  void feed(std::string_view bytes) {
+    pending_ += bytes;
+    size_t start = 0;
+    for (size_t newline = pending_.find('\n'); newline != std::string::npos;
+         newline = pending_.find('\n', start)) {
+      take(std::string_view(pending_).substr(start, newline - start));
+      start = newline + 1;
+    }
+    pending_.erase(0, start);
+  }
+  callgraph::CallGraph finish() {
+    if (!pending_.empty()) take(pending_);
+    pending_.clear();
+    return builder_.build();
+  }
+  // The script's own lines, as they came.
+  [[nodiscard]] const std::string& raw() const { return raw_; }
 
-                   private:
-                    void take(std::string_view line) {
-                      if (auto event = callgraph::parse_call_event(line)) {
-                        builder_.add(std::move(*event));
-                        raw_.append(line).push_back('\n');
-                      } else {
-                        std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
-                      }
-                    }
+ private:
+  void take(std::string_view line) {
+    if (auto event = callgraph::parse_call_event(line)) {
+      builder_.add(std::move(*event));
+      raw_.append(line).push_back('\n');
+    } else {
+      std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    }
+  }
 
-                    std::string pending_;
-                    std::string raw_;
-                    callgraph::CallTreeBuilder builder_;
-                  };
+  std::string pending_;
+  std::string raw_;
+  callgraph::CallTreeBuilder builder_;
+};
 
-                  TracedRunResult run_script(const TracedScript& script,
-                                             const TargetOptions& options, StreamReader& reader) {
-                    TracedRunSinks sinks;
-                    sinks.status = stderr_status_printer();
-                    sinks.output = [&reader](std::string_view bytes) { reader.feed(bytes); };
-                    TracedScript with_symbols = script;
-                    // Return probes need stap to see the kernel's symbol table
-                    // (target/vm/kernel_tree.h).
-                    with_symbols.compile_kernel_symbols = true;
-                    try {
-                      return traced_run(with_symbols, options, sinks);
-                    } catch (const UserError& error) {
-                      // stap decides whether the kernel has uretprobes from the kernel's symbol
-                      // table, and Debian's /boot/System.map is a stub: say so rather than leave
-                      // stap's riddle.
-                      if (std::string_view(error.what())
-                              .find("process return probes not available") ==
-                          std::string_view::npos)
-                        throw;
-                      throw UserError(
-                          "stap cannot see the target kernel's symbol table, so it refuses return "
-                          "probes (it "
-                          "checks the table for uretprobe support): install the kernel's -dbg "
-                          "package, or give "
-                          "stap a System.map for it (see docs/toolbox.md, iotap callgraph)");
-                    }
-                  }
+TracedRunResult run_script(const TracedScript& script, const TargetOptions& options,
+                           StreamReader& reader) {
+  TracedRunSinks sinks;
+  sinks.status = stderr_status_printer();
+  sinks.output = [&reader](std::string_view bytes) { reader.feed(bytes); };
+  TracedScript with_symbols = script;
+  // Return probes need stap to see the kernel's symbol table (target/vm/kernel_tree.h).
+  with_symbols.compile_kernel_symbols = true;
+  try {
+    return traced_run(with_symbols, options, sinks);
+  } catch (const UserError& error) {
+    // stap decides whether the kernel has uretprobes from the kernel's symbol table, and
+    // Debian's /boot/System.map is a stub: say so rather than leave stap's riddle.
+    if (std::string_view(error.what()).find("process return probes not available") ==
+        std::string_view::npos)
+      throw;
+    throw UserError(
+        "stap cannot see the target kernel's symbol table, so it refuses return probes (it "
+        "checks the table for uretprobe support): install the kernel's -dbg package, or give "
+        "stap a System.map for it (see docs/toolbox.md, iotap callgraph)");
+  }
+}
 
-                  std::string render(Format format, const StreamReader& reader,
-                                     const callgraph::CallGraph& graph, const std::string& program,
-                                     const TracedRunResult& run) {
-                    switch (format) {
-                      case Format::kRaw:
-                        return reader.raw();
-                      case Format::kText:
-                        return callgraph::text_format(graph, program);
-                      case Format::kFolded:
-                        return callgraph::folded_format(graph, program);
-                      case Format::kPerfetto:
-                        return callgraph::perfetto_format(graph, program);
-                      case Format::kJson: {
-                        Json json = callgraph::json_tree(graph, program);
-                        json["stack"] = stack_json(run.devices);
-                        json["exit_status"] = run.exit_status;
-                        return to_text(json);
-                      }
-                    }
-                    return "";
-                  }
+std::string render(Format format, const StreamReader& reader, const callgraph::CallGraph& graph,
+                   const std::string& program, const TracedRunResult& run) {
+  switch (format) {
+    case Format::kRaw:
+      return reader.raw();
+    case Format::kText:
+      return callgraph::text_format(graph, program);
+    case Format::kFolded:
+      return callgraph::folded_format(graph, program);
+    case Format::kPerfetto:
+      return callgraph::perfetto_format(graph, program);
+    case Format::kJson: {
+      Json json = callgraph::json_tree(graph, program);
+      json["stack"] = stack_json(run.devices);
+      json["exit_status"] = run.exit_status;
+      return to_text(json);
+    }
+  }
+  return "";
+}
 
-                  // The C++ runtime's unwinder and catch in the program or its libraries (the guest
-                  // has them at the same paths). A library that cannot be found fails the run
-                  // later, with its own message.
-                  callgraph::ExceptionProbePoints exception_probes(const std::string& program) {
-                    std::vector<std::string> files{program};
-                    try {
-                      const auto libraries = vm::runtime_dependencies(program);
-                      files.insert(files.end(), libraries.begin(), libraries.end());
-                    } catch (const UserError&) {
-                    }
-                    return callgraph::exception_probe_points(files);
-                  }
+// The C++ runtime's unwinder and catch in the program or its libraries (the guest has them at
+// the same paths). A library that cannot be found fails the run later, with its own message.
+callgraph::ExceptionProbePoints exception_probes(const std::string& program) {
+  std::vector<std::string> files{program};
+  try {
+    const auto libraries = vm::runtime_dependencies(program);
+    files.insert(files.end(), libraries.begin(), libraries.end());
+  } catch (const UserError&) {
+  }
+  return callgraph::exception_probe_points(files);
+}
 
-                  }  // namespace
+}  // namespace
 
-                  int callgraph(Args args) {
-                    TargetOptions options;
-                    callgraph::ProbeSelection selection;
-                    std::string format_text = "text";
-                    po::options_description visible;
-                    visible.add_options()("help,h", "show this help")(
-                        "functions", po::value(&selection.functions)->value_name("GLOB"),
-                        "the program's functions to trace (default: all of them)")(
-                        "trigger", po::value(&selection.trigger)->value_name("FUNC"),
-                        "trace only calls made inside FUNC (and FUNC itself), per thread")(
-                        "kernel", po::value(&selection.kernel)->value_name("GLOB"),
-                        "also kernel functions called by the program's threads: MODULE:GLOB (e.g. "
-                        "'raid0:raid0_*', "
-                        "expanded from the module's .ko) or a vmlinux GLOB (needs the kernel's "
-                        "symbol table)")("format", po::value(&format_text)->value_name("FORMAT"),
-                                         "text (default), folded, perfetto or raw");
-                    add_target_options(visible, options, "local");
-                    if (!parse_options(args, visible, kHelp)) return 0;
-                    const Format format = parse_format(format_text, options.json);
-                    if (options.command_line.empty() && !options.pid)
-                      throw UserError(
-                          "give the program to trace: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 "
-                          "-n 64 --direct' "
-                          "or -x PID (see 'iotap callgraph --help')");
-                    check_target_options(options);
+int callgraph(Args args) {
+  TargetOptions options;
+  callgraph::ProbeSelection selection;
+  std::string format_text = "text";
+  po::options_description visible;
+  visible.add_options()("help,h", "show this help")(
+      "functions", po::value(&selection.functions)->value_name("GLOB"),
+      "the program's functions to trace (default: all of them)")(
+      "trigger", po::value(&selection.trigger)->value_name("FUNC"),
+      "trace only calls made inside FUNC (and FUNC itself), per thread")(
+      "kernel", po::value(&selection.kernel)->value_name("GLOB"),
+      "also kernel functions called by the program's threads: MODULE:GLOB (e.g. 'raid0:raid0_*', "
+      "expanded from the module's .ko) or a vmlinux GLOB (needs the kernel's symbol table)")(
+      "format", po::value(&format_text)->value_name("FORMAT"),
+      "text (default), folded, perfetto or raw");
+  add_target_options(visible, options, "local");
+  if (!parse_options(args, visible, kHelp)) return 0;
+  const Format format = parse_format(format_text, options.json);
+  if (options.command_line.empty() && !options.pid)
+    throw UserError(
+        "give the program to trace: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
+        "or -x PID (see 'iotap callgraph --help')");
+  check_target_options(options);
 
-                    selection.program = traced_program(options);
-                    selection.kernel_release =
-                        options.target == Target::kVm ? config::kGuestKernel : "";
-                    if (selection.kernel_release.empty())
-                      selection.kernel_release = local_kernel_release();
-                    if (const std::string problem =
-                            callgraph::missing_debug_info(selection.program);
-                        !problem.empty())
-                      throw UserError(problem);
-                    selection.exceptions = exception_probes(selection.program);
+  selection.program = traced_program(options);
+  selection.kernel_release = options.target == Target::kVm ? config::kGuestKernel : "";
+  if (selection.kernel_release.empty()) selection.kernel_release = local_kernel_release();
+  if (const std::string problem = callgraph::missing_debug_info(selection.program);
+      !problem.empty())
+    throw UserError(problem);
+  selection.exceptions = exception_probes(selection.program);
 
-                    ReportOutput out(options.output_path);
-                    StreamReader reader;
-                    const TracedRunResult run =
-                        run_script({std::string(config::kExampleDir) + "/callgraph.stp",
-                                    callgraph::script_arguments(selection)},
-                                   options, reader);
-                    const callgraph::CallGraph graph = reader.finish();
-                    if (graph.threads.empty())
-                      std::fprintf(stderr,
-                                   "iotap: no calls were traced (does --functions/--trigger match "
-                                   "a function the "
-                                   "program calls? inlined functions have no calls)\n");
+  ReportOutput out(options.output_path);
+  StreamReader reader;
+  const TracedRunResult run = run_script(
+      {std::string(config::kExampleDir) + "/callgraph.stp", callgraph::script_arguments(selection)},
+      options, reader);
+  const callgraph::CallGraph graph = reader.finish();
+  if (graph.threads.empty())
+    std::fprintf(stderr,
+                 "iotap: no calls were traced (does --functions/--trigger match a function the "
+                 "program calls? inlined functions have no calls)\n");
 
-                    const std::string program =
-                        std::filesystem::path(selection.program).filename().string();
-                    const std::string text = render(format, reader, graph, program, run);
-                    out.write(text);
-                    return run.exit_status;
-                  }
+  const std::string program = std::filesystem::path(selection.program).filename().string();
+  const std::string text = render(format, reader, graph, program, run);
+  out.write(text);
+  return run.exit_status;
+}
 
-                  }  // namespace iotap::verbs
+}  // namespace iotap::verbs
