@@ -35,6 +35,8 @@ std::optional<CallEvent> parse_call_event(std::string_view line) {
     event.direction = Direction::kEntry;
   } else if (fields[1] == "<") {
     event.direction = Direction::kReturn;
+  } else if (fields[1] == "!") {
+    event.direction = Direction::kUnwound;
   } else {
     return std::nullopt;
   }

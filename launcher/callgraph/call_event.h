@@ -1,7 +1,8 @@
 #pragma once
 // One line of examples/callgraph.stp's output as a plain struct. The script prints
-//   cg <TAB> >|< <TAB> ns <TAB> pid <TAB> tid <TAB> u|k <TAB> function <TAB> detail
-// tab-separated because a function's arguments ($$parms) hold spaces.
+//   cg <TAB> >|<|! <TAB> ns <TAB> pid <TAB> tid <TAB> u|k <TAB> function <TAB> detail
+// tab-separated because a function's arguments ($$parms) hold spaces. "!" is a call an
+// exception unwound: it never returns.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,7 +10,7 @@
 
 namespace iotap::callgraph {
 
-enum class Direction { kEntry, kReturn };
+enum class Direction { kEntry, kReturn, kUnwound };
 enum class Side { kUser, kKernel };
 
 struct CallEvent {

@@ -13,23 +13,27 @@ void join_thread(const std::vector<CallEvent>& events, ThreadCalls& thread, Call
     if (event.direction == Direction::kEntry) {
       ++graph.entries;
       auto& siblings = open.empty() ? thread.calls : open.back()->calls;
-      siblings.push_back(Call{event.function, event.side, event.detail, "", event.ns, {}, {}});
+      siblings.push_back(
+          Call{event.function, event.side, event.detail, "", event.ns, {}, false, {}});
       open.push_back(&siblings.back());
       continue;
     }
-    ++graph.returns;
+    const bool unwound = event.direction == Direction::kUnwound;
+    if (!unwound) ++graph.returns;
     // The innermost open call of this function: calls above it never returned (a longjmp, an
     // exception, a lost event) and stay unfinished.
     const auto match = std::find_if(open.rbegin(), open.rend(), [&](const Call* call) {
       return call->function == event.function && call->side == event.side;
     });
     if (match == open.rend()) {
-      ++graph.unmatched_returns;
+      if (!unwound) ++graph.unmatched_returns;
       continue;
     }
     Call& call = **match;
     call.return_ns = event.ns;
     call.return_value = event.detail;
+    call.unwound = unwound;
+    if (unwound) ++graph.unwound_calls;
     open.erase(std::next(match).base(), open.end());
   }
 }

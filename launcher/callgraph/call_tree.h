@@ -20,6 +20,7 @@ struct Call {
   std::string return_value;
   uint64_t entry_ns = 0;
   std::optional<uint64_t> return_ns;  // none: no return was seen (still running at the end)
+  bool unwound = false;               // an exception unwound it: return_ns is when that was seen
   std::vector<Call> calls;            // the calls it made, in order
 };
 
@@ -41,6 +42,7 @@ struct CallGraph {
   // or its entry was lost): counted and left out of the tree.
   size_t unmatched_returns = 0;
   size_t unfinished_calls = 0;  // entries with no return
+  size_t unwound_calls = 0;     // entries an exception unwound (neither returns nor unfinished)
 };
 
 class CallTreeBuilder {

@@ -17,6 +17,7 @@ Json call_json(const Call& call, uint64_t start_ns) {
           {"return_ns", call.return_ns ? Json(*call.return_ns - start_ns) : Json(nullptr)},
           {"arguments", call.arguments},
           {"return", call.return_value},
+          {"unwound", call.unwound},
           {"calls", callees}};
 }
 
@@ -41,6 +42,7 @@ nlohmann::ordered_json json_tree(const CallGraph& graph, std::string_view progra
           {"returns", graph.returns},
           {"unmatched_returns", graph.unmatched_returns},
           {"unfinished_calls", graph.unfinished_calls},
+          {"unwound_calls", graph.unwound_calls},
           {"threads", threads}};
 }
 

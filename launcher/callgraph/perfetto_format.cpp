@@ -16,7 +16,9 @@ double microseconds(uint64_t ns) {
 void add_slices(const Call& call, const ThreadCalls& thread, uint64_t start_ns, Json& events) {
   Json args = Json::object();
   if (!call.arguments.empty()) args["arguments"] = call.arguments;
-  if (call.return_ns) {
+  if (call.unwound) {
+    args["unwound"] = true;
+  } else if (call.return_ns) {
     if (!call.return_value.empty()) args["return"] = call.return_value;
   } else {
     args["unfinished"] = true;

@@ -24,7 +24,9 @@ std::string checked(const std::string& text, const std::string& option) {
 }  // namespace
 
 std::string user_probe_point(const std::string& program, const std::string& glob) {
-  return "process(\"" + checked(program, "the program path") + "\").function(\"" + glob + "\")";
+  const std::string with_debug_info = glob.find('@') == std::string::npos ? glob + "@*" : glob;
+  return "process(\"" + checked(program, "the program path") + "\").function(\"" + with_debug_info +
+         "\")";
 }
 
 KernelProbePoints kernel_probe_points(const std::string& spec, const std::string& kernel_release) {
@@ -61,12 +63,17 @@ std::vector<std::string> script_arguments(const ProbeSelection& selection) {
       selection.trigger.empty()
           ? ""
           : user_probe_point(selection.program, checked(selection.trigger, "--trigger"));
-  if (selection.kernel.empty()) {
+  const auto& exceptions = selection.exceptions;
+  if (selection.kernel.empty() && exceptions.unwind.empty()) {
     if (!trigger.empty()) args.push_back(trigger);
     return args;
   }
-  const auto kernel = kernel_probe_points(selection.kernel, selection.kernel_release);
+  KernelProbePoints kernel;
+  if (!selection.kernel.empty())
+    kernel = kernel_probe_points(selection.kernel, selection.kernel_release);
   args.insert(args.end(), {trigger, kernel.entry, kernel.exit});
+  if (!exceptions.unwind.empty())
+    args.insert(args.end(), {exceptions.unwind, exceptions.catch_point});
   return args;
 }
 

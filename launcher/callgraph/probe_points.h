@@ -1,18 +1,22 @@
 #pragma once
 // The verb's options as examples/callgraph.stp's arguments: $1 the program's functions,
-// $2 the trigger ("" for none), $3 and $4 the kernel functions' entry and return probe points.
+// $2 the trigger ("" for none), $3 and $4 the kernel functions' entry and return probe points,
+// $5 and $6 where the C++ runtime starts unwinding and catches (exception_probes.h).
 // Everything lands inside a stap string literal, so anything that could end one is refused.
 #include <string>
 #include <vector>
 
+#include "callgraph/exception_probes.h"
+
 namespace iotap::callgraph {
 
 struct ProbeSelection {
-  std::string program;          // absolute path of the traced binary
-  std::string functions = "*";  // --functions GLOB
-  std::string trigger;          // --trigger FUNC; empty: everything
-  std::string kernel;           // --kernel GLOB or MODULE:GLOB; empty: no kernel functions
-  std::string kernel_release;   // the target's, to find MODULE's functions
+  std::string program;              // absolute path of the traced binary
+  std::string functions = "*";      // --functions GLOB
+  std::string trigger;              // --trigger FUNC; empty: everything
+  std::string kernel;               // --kernel GLOB or MODULE:GLOB; empty: no kernel functions
+  std::string kernel_release;       // the target's, to find MODULE's functions
+  ExceptionProbePoints exceptions;  // none: the program cannot throw through a traced function
 };
 
 struct KernelProbePoints {
@@ -20,7 +24,11 @@ struct KernelProbePoints {
   std::string exit;   // the same, each with .return
 };
 
-// `process("PROG").function("GLOB")`.
+// `process("PROG").function("GLOB@*")`: the functions with debug info only. That leaves out
+// what only the symbol table names: crt's _start, _init, frame_dummy, and the parts GCC splits
+// off a function ("parse.cold"), which are entered by a jump, not a call, so a return probe
+// there would overwrite a word of the function's frame that is not a return address. A GLOB
+// that names a file itself ("read_*@reader.cpp") is taken as it is.
 std::string user_probe_point(const std::string& program, const std::string& glob);
 
 // "GLOB" -> `kprobe.function("GLOB")` (stap expands it from the kernel's symbol table);

@@ -39,7 +39,11 @@ class TextWriter {
     line(call.entry_ns, thread, depth, "->", call, call.arguments);
     out_ += "\n";
     for (const Call& callee : call.calls) this->call(callee, thread, depth + 1);
-    if (call.return_ns) {
+    if (call.unwound) {
+      line(*call.return_ns, thread, depth, "<-", call, "");
+      out_ +=
+          " (unwound by an exception, " + microseconds(*call.return_ns - call.entry_ns) + " us)\n";
+    } else if (call.return_ns) {
       line(*call.return_ns, thread, depth, "<-", call, call.return_value);
       out_ += " (" + microseconds(*call.return_ns - call.entry_ns) + " us)\n";
     } else {

@@ -18,9 +18,22 @@ std::optional<int> leading_number(std::string_view text) {
 }
 }  // namespace
 
+namespace {
+// The C++ runtime's libraries that iotap callgraph probes by their symbol tables
+// (exception_probes.h): Debian ships them without DWARF, which those probes do not need.
+bool is_runtime_library_without_dwarf(std::string_view line) {
+  return line.starts_with("WARNING: cannot find module ") &&
+         line.find("debuginfo: No DWARF information found") != std::string_view::npos &&
+         (line.find("/libgcc_s.so") != std::string_view::npos ||
+          line.find("/libstdc++.so") != std::string_view::npos);
+}
+
+}  // namespace
+
 bool is_known_noise(std::string_view line) {
   return line.starts_with("WARNING: Kernel function symbol table missing") ||
-         line.starts_with("Tip: /usr/share/doc/systemtap/README.Debian");
+         line.starts_with("Tip: /usr/share/doc/systemtap/README.Debian") ||
+         is_runtime_library_without_dwarf(line);
 }
 
 void StapStderr::name_script(std::string copy_path, std::string user_name) {

@@ -8,9 +8,11 @@
 
 #include "callgraph/call_tree.h"
 #include "callgraph/debug_info_check.h"
+#include "callgraph/exception_probes.h"
 #include "callgraph/formats.h"
 #include "callgraph/probe_points.h"
 #include "iotap/config.h"
+#include "target/vm/elf_dependencies.h"
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
@@ -46,8 +48,19 @@ call depth within the thread. Kernel functions (--kernel) carry " [k]" and show 
 value only (no DWARF for the kernel). A call whose return was never seen says so.
 
 The program needs a symbol table and debug info (build it with -g, do not strip it); iotap checks
-before compiling and says what to rebuild. Functions inlined by the compiler have no calls to
+before compiling and says what to rebuild. Only functions with debug info are traced: not crt's
+_start or _init, nor the parts GCC splits off a function ("f.cold", entered by a jump, where a
+return probe would overwrite the frame). Functions inlined by the compiler have no calls to
 trace. The program's own output goes to stderr.
+
+C++ exceptions: a return probe replaces its function's return address with the kernel's
+uretprobe trampoline, which the C++ unwinder cannot unwind through; a throw through a traced
+function would abort the program (std::terminate, SIGABRT, exit 134). So iotap also probes
+the unwinder (_Unwind_RaiseException, _Unwind_ForcedUnwind, _Unwind_Resume_or_Rethrow in
+libgcc_s or the program) to put the real return addresses back, and __cxa_begin_catch to put
+the trampolines back for the frames still alive. The program exits as it does untraced; a
+call an exception unwound shows "unwound by an exception" and its duration instead of a return.
+backtrace() (libgcc's _Unwind_Backtrace) still stops at the first traced frame.
 
 --format folded   FlameGraph's folded stacks ("block_hasher-318;read_blocks;hex_of 42"), each
                   path weighted by its own microseconds: flamegraph.pl out.folded > out.svg
@@ -57,10 +70,10 @@ trace. The program's own output goes to stderr.
                   them)
 --json            the tree as JSON: {"schema": "iotap.callgraph/1", "program", "start_ns",
                   "duration_ns", "entries", "returns", "unmatched_returns", "unfinished_calls",
-                  "threads": [{"pid", "tid", "first_ns", "last_ns", "calls": [{"function",
-                  "kernel", "entry_ns", "return_ns" (null: no return seen), "arguments",
-                  "return", "calls": [...]}]}], "stack", "exit_status"}; times in ns since
-                  start_ns
+                  "unwound_calls", "threads": [{"pid", "tid", "first_ns", "last_ns", "calls":
+                  [{"function", "kernel", "entry_ns", "return_ns" (null: no return seen),
+                  "arguments", "return", "unwound" (an exception unwound it), "calls": [...]}]}],
+                  "stack", "exit_status"}; times in ns since start_ns
 
 examples:
   iotap callgraph --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
@@ -172,6 +185,18 @@ std::string render(Format format, const StreamReader& reader, const callgraph::C
   return "";
 }
 
+// The C++ runtime's unwinder and catch in the program or its libraries (the guest has them at
+// the same paths). A library that cannot be found fails the run later, with its own message.
+callgraph::ExceptionProbePoints exception_probes(const std::string& program) {
+  std::vector<std::string> files{program};
+  try {
+    const auto libraries = vm::runtime_dependencies(program);
+    files.insert(files.end(), libraries.begin(), libraries.end());
+  } catch (const UserError&) {
+  }
+  return callgraph::exception_probe_points(files);
+}
+
 }  // namespace
 
 int callgraph(Args args) {
@@ -204,6 +229,7 @@ int callgraph(Args args) {
   if (const std::string problem = callgraph::missing_debug_info(selection.program);
       !problem.empty())
     throw UserError(problem);
+  selection.exceptions = exception_probes(selection.program);
 
   ReportOutput out(options.output_path);
   StreamReader reader;

@@ -31,6 +31,13 @@ TEST(CallEvent, ReadsAKernelReturnWithAnEmptyOrTabbedDetail) {
   EXPECT_EQ(tabbed->detail, "return=\"a\tb\"");
 }
 
+TEST(CallEvent, ReadsACallAnExceptionUnwound) {
+  const auto event = parse_call_event("cg\t!\t10\t1\t2\tu\tparse_one\t");
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->direction, Direction::kUnwound);
+  EXPECT_EQ(event->function, "parse_one");
+}
+
 TEST(CallEvent, LeavesTheProgramsOwnOutputAlone) {
   EXPECT_FALSE(parse_call_event("thread 0: 8 blocks, 8.0 MiB in 0.809 s"));
   EXPECT_FALSE(parse_call_event(""));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "target/vm/elf_dependencies.h"
 #include "util/error.h"
 
 namespace iotap::callgraph {
@@ -11,22 +12,61 @@ TEST(ProbePoints, AllFunctionsByDefaultAndNothingElse) {
   ProbeSelection selection;
   selection.program = "/bin/prog";
   EXPECT_EQ(script_arguments(selection),
-            std::vector<std::string>{R"(process("/bin/prog").function("*"))"});
+            std::vector<std::string>{R"(process("/bin/prog").function("*@*"))"});
 }
 
 TEST(ProbePoints, TriggerIsTheSecondArgument) {
-  ProbeSelection selection{"/bin/prog", "read_*", "run", "", ""};
+  ProbeSelection selection{"/bin/prog", "read_*", "run", "", "", {}};
   EXPECT_EQ(script_arguments(selection),
-            (std::vector<std::string>{R"(process("/bin/prog").function("read_*"))",
-                                      R"(process("/bin/prog").function("run"))"}));
+            (std::vector<std::string>{R"(process("/bin/prog").function("read_*@*"))",
+                                      R"(process("/bin/prog").function("run@*"))"}));
 }
 
 TEST(ProbePoints, KernelWithoutATriggerLeavesTheTriggerEmpty) {
-  ProbeSelection selection{"/bin/prog", "*", "", "vfs_read", ""};
+  ProbeSelection selection{"/bin/prog", "*", "", "vfs_read", "", {}};
   EXPECT_EQ(script_arguments(selection),
-            (std::vector<std::string>{R"(process("/bin/prog").function("*"))", "",
+            (std::vector<std::string>{R"(process("/bin/prog").function("*@*"))", "",
                                       R"(kprobe.function("vfs_read"))",
                                       R"(kprobe.function("vfs_read").return)"}));
+}
+
+// Symbol-table-only parts such as "parse.cold" are entered by a jump: a return probe there
+// would overwrite a word of the caller's frame. "@*" keeps to the functions with debug info.
+TEST(ProbePoints, OnlyFunctionsWithDebugInfoUnlessAFileIsNamed) {
+  EXPECT_EQ(user_probe_point("/bin/prog", "parse_*"),
+            R"(process("/bin/prog").function("parse_*@*"))");
+  EXPECT_EQ(user_probe_point("/bin/prog", "parse_*@options.cpp"),
+            R"(process("/bin/prog").function("parse_*@options.cpp"))");
+}
+
+TEST(ProbePoints, ExceptionProbesAreTheFifthAndSixthArguments) {
+  ProbeSelection selection{"/bin/prog", "*", "", "", "", {}};
+  selection.exceptions = {R"(process("/lib/libgcc_s.so.1").function("_Unwind_RaiseException"))",
+                          R"(process("/lib/libstdc++.so.6").function("__cxa_begin_catch"))"};
+  EXPECT_EQ(
+      script_arguments(selection),
+      (std::vector<std::string>{R"(process("/bin/prog").function("*@*"))", "", "", "",
+                                selection.exceptions.unwind, selection.exceptions.catch_point}));
+}
+
+// block_hasher (C++) finds the unwinder in libgcc_s and the catch in libstdc++; a C program
+// that links neither has nothing to probe.
+TEST(ExceptionProbes, FoundInTheLibrariesThatDefineThem) {
+  std::vector<std::string> files{BLOCK_HASHER};
+  for (const auto& library : vm::runtime_dependencies(BLOCK_HASHER)) files.push_back(library);
+  const auto points = exception_probe_points(files);
+  EXPECT_NE(points.unwind.find(R"(libgcc_s.so.1").function("_Unwind_RaiseException"))"),
+            std::string::npos)
+      << points.unwind;
+  EXPECT_NE(points.unwind.find(R"(.function("_Unwind_ForcedUnwind"))"), std::string::npos);
+  EXPECT_NE(points.unwind.find(R"(.function("_Unwind_Resume_or_Rethrow"))"), std::string::npos);
+  EXPECT_NE(points.catch_point.find(R"(").function("__cxa_begin_catch"))"), std::string::npos)
+      << points.catch_point;
+  EXPECT_EQ(points.catch_point.find("block_hasher"), std::string::npos)
+      << "block_hasher only calls it";
+  const auto none = exception_probe_points({BLOCK_HASHER});
+  EXPECT_EQ(none.unwind, "");
+  EXPECT_EQ(none.catch_point, "");
 }
 
 // The guest kernel's raid0.ko, installed on this host with its headers (setup.sh).
@@ -46,7 +86,7 @@ TEST(ProbePoints, ModuleGlobsAreExpandedFromTheModulesSymbols) {
 }
 
 TEST(ProbePoints, RefusesWhatWouldEndTheStringLiteral) {
-  ProbeSelection selection{"/bin/prog", R"(x"){} probe begin{)", "", "", ""};
+  ProbeSelection selection{"/bin/prog", R"(x"){} probe begin{)", "", "", "", {}};
   EXPECT_THROW(script_arguments(selection), UserError);
   selection.functions = "*";
   selection.trigger = "a\\b";
