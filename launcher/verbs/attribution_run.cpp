@@ -9,6 +9,7 @@
 #include "iotap/report.h"
 #include "util/error.h"
 #include "verbs/json.h"
+#include "verbs/number_option.h"
 #include "verbs/parse_options.h"
 #include "verbs/report_output.h"
 
@@ -77,8 +78,12 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   po::options_description visible;
   visible.add_options()("help,h", "show this help");
   if (waterfalls) {
-    visible.add_options()("slowest", po::value(&slowest)->value_name("N"),
-                          "print the N slowest reads as waterfalls");
+    visible.add_options()(
+        "slowest",
+        positive_number({"--slowest", "a positive number of reads", "reads", 1'000'000},
+                        [&](uint64_t n) { slowest = static_cast<size_t>(n); })
+            ->value_name("N"),
+        "print the N slowest reads as waterfalls");
   }
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, help)) return 0;

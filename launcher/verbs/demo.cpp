@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "verbs/device_table.h"
 #include "verbs/json.h"
+#include "verbs/number_option.h"
 #include "verbs/parse_options.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
@@ -63,7 +64,11 @@ int demo(Args args) {
       "stack", po::value(&options.stack_text)->value_name("SPEC")->default_value(kIncidentStack),
       "the stack to build in the guest")("json", po::bool_switch(&options.json),
                                          "print one JSON object on stdout instead of text")(
-      "timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
+      "timeout",
+      positive_number(
+          kTimeoutOption,
+          [&](uint64_t seconds) { options.timeout_seconds = static_cast<unsigned>(seconds); })
+          ->value_name("SECONDS"),
       "stop the run after SECONDS");
   if (!parse_options(args, visible, kDemoHelp)) return 0;
 

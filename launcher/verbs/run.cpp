@@ -49,6 +49,13 @@ examples:
 --stack SPEC grammar: raid0, raid1 (md); linear, delay, flakey, error (dm); ram, virtio (disks)
   raid0(ram*7, delay(ram, 50ms))   raid0(chunk=64k, ram:128M*4)   linear(raid0(ram*4))
   raid0(ram*3, flakey(ram, up=1s, down=1s))   raid0(ram*3, error(ram))
+  Sizes (ram:128M, virtio:1G, or size=) belong to disks: ram 64M and virtio 256M by default, all
+  ram disks one size. Each option once. delay and flakey take 1 member, error 0 or 1, raid0 and
+  raid1 at least 2, linear at least 1. A spec is ASCII.
+  Limits: 16 levels deep; 256 devices in all (disks, arrays and dm targets, each copy of X*N
+  counted; N at most 64); 26 virtio disks (vda..vdz). Ram disks live in guest memory: their
+  total plus 256 MiB for the guest itself must fit in --memory.
+  --timeout, --memory, -x take positive whole numbers.
 
 options)";
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "target/vm/stack_spec.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
@@ -19,7 +20,8 @@ void add_target_options(po::options_description& description, TargetOptions& opt
       "start CMD under the probes (with --target vm: the project's workloads by bare name, "
       "__DEV__ for the stack's top device)")(
       "pid,x",
-      po::value<pid_t>()->value_name("PID")->notifier([&](pid_t pid) { options.pid = pid; }),
+      positive_number(kPidOption, [&](uint64_t pid) { options.pid = static_cast<pid_t>(pid); })
+          ->value_name("PID"),
       "attach to the running process PID (--target local only)")(
       "output,o", po::value(&options.output_path)->value_name("FILE"),
       "write the script's output to FILE")("json", po::bool_switch(&options.json),
@@ -43,9 +45,17 @@ void add_target_options(po::options_description& description, TargetOptions& opt
       "where the probes run: this kernel, or a throwaway qemu guest with a known kernel")(
       "stack", po::value(&options.stack_text)->value_name("SPEC"),
       "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")(
-      "timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
+      "timeout",
+      positive_number(
+          kTimeoutOption,
+          [&](uint64_t seconds) { options.timeout_seconds = static_cast<unsigned>(seconds); })
+          ->value_name("SECONDS"),
       "stop the run after SECONDS, as Ctrl-C would (end probes still report)")(
-      "memory", po::value(&options.memory_mib)->value_name("MIB")->default_value(1024),
+      "memory",
+      positive_number(kMemoryOption,
+                      [&](uint64_t mib) { options.memory_mib = static_cast<unsigned>(mib); })
+          ->value_name("MIB")
+          ->default_value(std::to_string(options.memory_mib)),
       "with --target vm: guest memory");
 }
 
@@ -61,6 +71,13 @@ void check_target_options(const TargetOptions& options) {
     throw UserError(
         "-x attaches to a process on this host, but --target vm traces inside a guest: use -c CMD");
   }
+}
+
+std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options) {
+  if (options.target != Target::kVm || options.stack_text.empty()) return std::nullopt;
+  vm::StackPlan plan = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+  vm::check_fits_in_memory(plan, options.memory_mib);
+  return plan;
 }
 
 ResolvedCommand resolve_command(const std::string& command_line,

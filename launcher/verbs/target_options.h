@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "target/vm/stack_plan.h"
+#include "verbs/number_option.h"
 
 namespace iotap::verbs {
 
@@ -26,12 +27,23 @@ struct TargetOptions {
   unsigned memory_mib = 1024;
 };
 
+inline constexpr NumberOption kTimeoutOption{"--timeout", "a positive number of seconds", "seconds",
+                                             UINT32_MAX};
+inline constexpr NumberOption kMemoryOption{"--memory", "a positive number of MiB", "MiB",
+                                            1ULL << 20};
+inline constexpr NumberOption kPidOption{"-x", "a process id (a positive number)", "",
+                                         4'194'304};  // the kernel's PID_MAX_LIMIT
+
 // Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory to `description`.
 void add_target_options(boost::program_options::options_description& description,
                         TargetOptions& options, const std::string& default_target);
 
 // Checks combinations the parser cannot: --stack only with --target vm, -x not with vm, ...
 void check_target_options(const TargetOptions& options);
+
+// With --target vm and --stack: the stack parsed, planned and checked against --memory, so a
+// bad spec fails before anything is compiled or booted. Empty otherwise.
+std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options);
 
 // A -c command resolved for running: argv with the program's absolute path first and
 // __DEV__ replaced by the stack's top device.

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "target/vm/stack_spec.h"
 #include "util/error.h"
 
 namespace iotap::verbs {
@@ -12,10 +11,7 @@ std::string traced_program(const TargetOptions& options) {
   check_target_options(options);
   if (!options.command_line.empty()) {
     // __DEV__ in -c needs the stack's top device to resolve.
-    std::optional<vm::StackPlan> stack;
-    if (options.target == Target::kVm && !options.stack_text.empty())
-      stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
-    return resolve_command(options.command_line, stack).program;
+    return resolve_command(options.command_line, plan_target_stack(options)).program;
   }
   if (options.pid) return pid_executable(*options.pid);
   return "";

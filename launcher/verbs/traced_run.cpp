@@ -84,9 +84,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
     if (!problem.empty()) throw UserError(problem);
   }
 
-  std::optional<vm::StackPlan> stack;
-  if (vm && !options.stack_text.empty())
-    stack = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+  const std::optional<vm::StackPlan> stack = plan_target_stack(options);
   std::optional<ResolvedCommand> command;
   if (!options.command_line.empty()) command = resolve_command(options.command_line, stack);
 

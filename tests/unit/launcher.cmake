@@ -26,7 +26,7 @@ set(iotime ${CMAKE_SOURCE_DIR}/examples/iotime.stp)
 iotap_cli_test(cli_usage 2 "usage: iotap VERB" )
 iotap_cli_test(cli_unknown_verb 2 "iotap: unknown verb 'diagnoze' \\(see 'iotap --help'\\)" diagnoze)
 iotap_cli_test(cli_help 0 "verbs:.*demo.*run.*probes" --help)
-iotap_cli_test(cli_run_help 0 "usage: iotap run SCRIPT.stp.*__EXE__.*--stack SPEC grammar" run --help)
+iotap_cli_test(cli_run_help 0 "usage: iotap run SCRIPT.stp.*__EXE__.*--stack SPEC grammar.*Limits: 16 levels deep; 256 devices in all" run --help)
 iotap_cli_test(cli_demo_help 0 "usage: iotap demo.*raid0\\(ram\\*7, delay\\(ram, 50ms\\)\\)" demo --help)
 iotap_cli_test(cli_run_bad_stack 2
   "iotap: --stack: unknown device 'dealy' \\(devices: [^\n]*\\) at column 14:\n    raid0\\(ram\\*7, dealy\\(ram, 50ms\\)\\)\n                 \\^"
@@ -43,6 +43,39 @@ iotap_cli_test(cli_attribute_help 0 "usage: iotap attribute -c CMD.*--slowest N"
 iotap_cli_test(cli_diagnose_help 0 "usage: iotap diagnose -c CMD.*no slow member" diagnose --help)
 iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose reads to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
 iotap_cli_test(cli_diagnose_bad_stack 2 "--stack: raid1 needs at least 2 members, got 1" diagnose --target vm --stack "raid1(ram)" -c block_hasher)
+
+# Numbers and stack specs that cannot work fail at once (issue 9): one line, exit 2, before any
+# compile, so each of these takes milliseconds.
+set(vm_run run ${iotime} --target vm -c "block_hasher -d __DEV__ -b 4096 -t 1")
+iotap_cli_test(cli_run_negative_timeout 2 "^iotap: --timeout must be a positive number of seconds, got '-5'\n$"
+  ${vm_run} --stack "raid0(ram*2)" --timeout -5)
+iotap_cli_test(cli_run_negative_memory 2 "^iotap: --memory must be a positive number of MiB, got '-1'\n$"
+  ${vm_run} --stack "raid0(ram*2)" --memory -1)
+iotap_cli_test(cli_run_huge_timeout 2 "^iotap: --timeout must be at most 4294967295 seconds, got '4294967296'\n$"
+  ${vm_run} --stack "raid0(ram*2)" --timeout 4294967296)
+iotap_cli_test(cli_run_negative_pid 2 "^iotap: -x must be a process id \\(a positive number\\), got '-5'\n$"
+  run ${iotime} -x -5)
+iotap_cli_test(cli_attribute_negative_slowest 2 "^iotap: --slowest must be a positive number of reads, got '-1'\n$"
+  attribute --target vm --stack "raid0(ram*2)" -c block_hasher --slowest -1)
+iotap_cli_test(cli_demo_zero_timeout 2 "^iotap: --timeout must be a positive number of seconds, got '0'\n$"
+  demo --timeout 0)
+string(REPEAT "linear(" 8000 deep_stack)
+iotap_cli_test(cli_run_stack_too_deep 2 "iotap: --stack: the stack is more than 16 levels deep, [^\n]* at column 113:\n    \\.\\.\\.ear\\(linear"
+  ${vm_run} --stack "${deep_stack}ram")
+iotap_cli_test(cli_run_stack_too_many_devices 2 "iotap: --stack: more than 256 devices, the most a stack has [^\n]* at column 20:\n    raid0\\(raid0\\(ram\\*64\\)\\*64\\)\n                       \\^"
+  ${vm_run} --stack "raid0(raid0(ram*64)*64)")
+iotap_cli_test(cli_diagnose_stack_option_twice 2 "iotap: --stack: option 'chunk' is given twice \\(first at column 7\\) at column 18:"
+  diagnose --target vm --stack "raid0(chunk=64k, chunk=128k, ram*2)" -c block_hasher)
+iotap_cli_test(cli_run_stack_size_on_array 2 "iotap: --stack: a size belongs to a disk \\(ram:128M, virtio:1G\\); raid0's size comes from its members at column 13:"
+  ${vm_run} --stack "raid0(ram*2):5G")
+iotap_cli_test(cli_run_stack_beyond_memory 2 "^iotap: --stack: the ram disks take 2048 MiB \\(4 x 512M\\) but --memory 1024 leaves them 768 MiB \\(256 MiB go to the guest's kernel, initrd and stap\\): raise --memory to at least 2304, or make the disks smaller\n$"
+  ${vm_run} --stack "raid0(ram:512M*4)")
+iotap_cli_test(cli_diagnose_stack_too_many_virtio 2 "iotap: --stack: more than 26 virtio disks, the most a guest names \\(vda to vdz\\); use ram disks for the rest at column 13:"
+  diagnose --target vm --stack "raid0(virtio*27)" -c block_hasher)
+iotap_cli_test(cli_run_stack_error_two_members 2 "iotap: --stack: error takes at most 1 member, got 2 \\(example: error\\(ram\\), or error alone\\) at column 14:"
+  ${vm_run} --stack "raid0(ram*2, error(ram, ram))")
+iotap_cli_test(cli_run_stack_non_ascii 2 "iotap: --stack: unexpected character 'é' [^\n]* at column 15:\n    raid0\\(ram\\*2, délay\\(ram, 5ms\\)\\)\n                  \\^"
+  ${vm_run} --stack "raid0(ram*2, délay(ram, 5ms))")
 
 # Naming kernel addresses on the host from the target's kallsyms, and the framed block the
 # guest sends it in.

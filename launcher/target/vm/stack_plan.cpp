@@ -53,8 +53,8 @@ class Planner {
         const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultRamBytes;
         if (ram_bytes_ != 0 && size != ram_bytes_) {
           throw UserError("--stack: ram disks in one stack share one size (brd's rd_size): found " +
-                          std::to_string(ram_bytes_ >> 20) + "M and " + std::to_string(size >> 20) +
-                          "M at column " + std::to_string(node.column));
+                          describe_size(ram_bytes_) + " and " + describe_size(size) +
+                          " at column " + std::to_string(node.column));
         }
         ram_bytes_ = size;
         device.path = "/dev/ram" + std::to_string(ram_count_++);
@@ -63,6 +63,9 @@ class Planner {
         break;
       }
       case DeviceKind::kVirtio: {
+        if (plan_.virtio_disks.size() >= kMaxVirtioDisks)  // parse_stack_spec says so first
+          throw UserError("--stack: more than " + std::to_string(kMaxVirtioDisks) +
+                          " virtio disks, the most a guest names (vda to vdz)");
         const std::string letter(1, static_cast<char>('a' + plan_.virtio_disks.size()));
         plan_.virtio_disks.push_back({"vd" + letter,
                                       node.size_bytes != 0 ? node.size_bytes : kDefaultVirtioBytes,
@@ -134,6 +137,8 @@ class Planner {
 
   void finish_modules() {
     for (const auto& step : finally_) line(step);
+    plan_.ram_disks = static_cast<size_t>(ram_count_);
+    plan_.ram_disk_bytes = ram_bytes_;
     if (ram_count_ > 0) {
       plan_.brd_options = {"rd_nr=" + std::to_string(ram_count_),
                            "rd_size=" + std::to_string(ram_bytes_ / 1024)};
@@ -152,6 +157,19 @@ class Planner {
 
 StackPlan plan_stack(const StackNode& top) {
   return Planner().run(top);
+}
+
+void check_fits_in_memory(const StackPlan& plan, uint64_t memory_mib) {
+  constexpr uint64_t kMib = 1ULL << 20;
+  const uint64_t ram_mib = (plan.ram_disks * plan.ram_disk_bytes + kMib - 1) / kMib;
+  if (plan.ram_disks == 0 || ram_mib + kGuestReserveMib <= memory_mib) return;
+  const uint64_t room = memory_mib > kGuestReserveMib ? memory_mib - kGuestReserveMib : 0;
+  throw UserError("--stack: the ram disks take " + std::to_string(ram_mib) + " MiB (" +
+                  std::to_string(plan.ram_disks) + " x " + describe_size(plan.ram_disk_bytes) +
+                  ") but --memory " + std::to_string(memory_mib) + " leaves them " +
+                  std::to_string(room) + " MiB (" + std::to_string(kGuestReserveMib) +
+                  " MiB go to the guest's kernel, initrd and stap): raise --memory to at least " +
+                  std::to_string(ram_mib + kGuestReserveMib) + ", or make the disks smaller");
 }
 
 }  // namespace iotap::vm

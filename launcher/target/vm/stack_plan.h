@@ -29,6 +29,8 @@ struct StackPlan {
   std::vector<std::string> brd_options;  // "rd_nr=8", "rd_size=65536" when ram disks are used
   std::vector<VirtioDisk> virtio_disks;
   std::string guest_script;  // sourced by the guest's init after its helper functions exist
+  size_t ram_disks = 0;      // brd disks, all of one size
+  uint64_t ram_disk_bytes = 0;
 
   [[nodiscard]] const std::string& top_path() const { return devices.front().path; }
 };
@@ -36,6 +38,14 @@ struct StackPlan {
 inline constexpr uint64_t kDefaultRamBytes = 64ULL << 20;
 inline constexpr uint64_t kDefaultVirtioBytes = 256ULL << 20;
 
+// Guest memory the kernel, the unpacked initrd, stap's module and the workload need besides
+// the ram disks (brd keeps every written page in guest memory, and raid1 writes them all).
+inline constexpr uint64_t kGuestReserveMib = 256;
+
 StackPlan plan_stack(const StackNode& top);
+
+// Throws UserError, naming the numbers and the flag to raise, when the plan's ram disks leave
+// a guest of `memory_mib` less than kGuestReserveMib.
+void check_fits_in_memory(const StackPlan& plan, uint64_t memory_mib);
 
 }  // namespace iotap::vm

@@ -5,7 +5,9 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <utility>
 
+#include "target/vm/spec_caret.h"
 #include "util/error.h"
 
 namespace iotap::vm {
@@ -22,8 +24,6 @@ constexpr std::array kKinds{
     KindInfo{DeviceKind::kFlakey, "flakey"}, KindInfo{DeviceKind::kError, "error"},
     KindInfo{DeviceKind::kRam, "ram"},       KindInfo{DeviceKind::kVirtio, "virtio"},
 };
-
-constexpr size_t kMaxRepeat = 64;
 
 std::optional<DeviceKind> kind_from_name(std::string_view name) {
   for (const auto& info : kKinds) {
@@ -58,6 +58,7 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   StackNode parse() {
+    check_characters();
     skip_blanks();
     if (at_end()) fail(pos_, "the spec is empty (example: 'raid0(ram*7, delay(ram, 50ms))')");
     auto nodes = parse_node();
@@ -72,8 +73,19 @@ class Parser {
 
  private:
   [[noreturn]] void fail(size_t at, const std::string& message) const {
-    throw UserError("--stack: " + message + " at column " + std::to_string(at + 1) + ":\n    " +
-                    std::string(text_) + "\n    " + std::string(at, ' ') + "^");
+    throw UserError("--stack: " + message + caret_under(text_, at));
+  }
+
+  // A spec is ASCII; anything else is named as typed (a whole UTF-8 character, not half of
+  // one) before the grammar gets to misread it.
+  void check_characters() const {
+    for (size_t at = 0; at < text_.size(); ++at) {
+      const auto byte = static_cast<unsigned char>(text_[at]);
+      if (byte >= 0x80 || (byte < 0x20 && std::isspace(byte) == 0) || byte == 0x7f) {
+        fail(at, "unexpected " + describe_character(text_, at) +
+                     " (a spec is written in ASCII: device names, numbers and ( ) , : * =)");
+      }
+    }
   }
 
   [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
@@ -110,9 +122,36 @@ class Parser {
     return value;
   }
 
+  // Counts one device as it is parsed, so a spec that asks for too many fails before the
+  // parser builds (or copies) them.
+  void count_device(DeviceKind kind, size_t at) {
+    ++devices_;
+    if (kind == DeviceKind::kVirtio) ++virtio_;
+    check_counts(at);
+  }
+
+  void check_counts(size_t at) const {
+    if (devices_ > kMaxStackDevices) {
+      fail(at, "more than " + std::to_string(kMaxStackDevices) +
+                   " devices, the most a stack has (" +
+                   "disks, md arrays and dm targets together, each copy of X*N counted)");
+    }
+    if (virtio_ > kMaxVirtioDisks) {
+      fail(at,
+           "more than " + std::to_string(kMaxVirtioDisks) +
+               " virtio disks, the most a guest names (vda to vdz); use ram disks for the rest");
+    }
+  }
+
   std::vector<StackNode> parse_node() {
     skip_blanks();
     const size_t start = pos_;
+    // Each level is one more recursion here, and one more layer the guest has to build.
+    if (++depth_ > kMaxStackDepth) {
+      fail(start, "the stack is more than " + std::to_string(kMaxStackDepth) +
+                      " levels deep, the most it can be (a device inside another's parentheses "
+                      "is one level down)");
+    }
     const Value name = word();
     if (name.text.empty()) {
       fail(pos_, at_end() ? "the spec ends where a device was expected"
@@ -123,18 +162,21 @@ class Parser {
       fail(start, "unknown device '" + name.text +
                       "' (devices: raid0, raid1, linear, delay, flakey, error, ram, virtio)");
     }
+    const size_t devices_before = devices_;
+    const size_t virtio_before = virtio_;
+    count_device(*kind, start);
     StackNode node;
     node.kind = *kind;
     node.column = start + 1;
     std::vector<Argument> args;
-    if (accept(':')) node.size_bytes = size_value(word());
+    if (accept(':')) args.push_back(size_argument(pos_ - 1));
     if (accept('(')) {
       do {
         for (auto& arg : parse_argument()) args.push_back(std::move(arg));
       } while (accept(','));
       expect(')', "',' or ')'");
     }
-    if (accept(':')) node.size_bytes = size_value(word());
+    if (accept(':')) args.push_back(size_argument(pos_ - 1));
     node.spec = without_blanks(text_.substr(start, pos_ - start));
     size_t count = 1;
     skip_blanks();
@@ -143,11 +185,24 @@ class Parser {
       ++pos_;
       const Value n = word();
       count = count_value(n);
+      // The copies are counted before they are made.
+      const size_t one_copy = devices_ - devices_before;
+      const size_t one_copy_virtio = virtio_ - virtio_before;
+      devices_ += (count - 1) * one_copy;
+      virtio_ += (count - 1) * one_copy_virtio;
+      check_counts(repeat_at_);
     }
     apply_arguments(node, args);
-    return std::vector<StackNode>(
-        count, node);  // NOLINT(modernize-return-braced-init-list): count copies, not a list
+    --depth_;
+    std::vector<StackNode> copies;
+    copies.reserve(count);
+    for (size_t i = 1; i < count; ++i) copies.push_back(node);
+    copies.push_back(std::move(node));
+    return copies;
   }
+
+  // `ram:128M` is `ram(size=128M)`; `at` is the colon.
+  Argument size_argument(size_t at) { return Argument{"size", word(), std::nullopt, at}; }
 
   // One argument as written; a repeated member (`ram*4`) comes back as its copies.
   std::vector<Argument> parse_argument() {
@@ -177,18 +232,38 @@ class Parser {
   // Moves parsed arguments into the node, checking each against what its kind accepts.
   void apply_arguments(StackNode& node, std::vector<Argument>& args) {
     std::vector<Value> positional;
+    std::vector<const Argument*> given;  // options so far, to catch one given twice
     for (auto& arg : args) {
       if (arg.node) {
         if (is_disk(node.kind))
           fail(arg.at, std::string(kind_name(node.kind)) + " is a disk and has no members");
         node.members.push_back(std::move(*arg.node));
-      } else if (arg.key.empty()) {
-        positional.push_back(arg.value);
-      } else {
-        apply_option(node, arg);
+        continue;
       }
+      if (arg.key.empty() && node.kind == DeviceKind::kDelay)
+        arg.key = "delay";  // delay(ram, 50ms)
+      if (arg.key.empty()) {
+        positional.push_back(arg.value);
+        continue;
+      }
+      for (const Argument* earlier : given) {
+        if (earlier->key == arg.key) {
+          fail(arg.at, "option '" + arg.key + "' is given twice (first at column " +
+                           std::to_string(earlier->at + 1) + ")" + same_option_hint(arg.key));
+        }
+      }
+      given.push_back(&arg);
+      apply_option(node, arg);
     }
-    check_shape(node, positional);
+    const bool has_delay = std::any_of(given.begin(), given.end(),
+                                       [](const Argument* arg) { return arg->key == "delay"; });
+    check_shape(node, positional, has_delay);
+  }
+
+  static std::string same_option_hint(const std::string& key) {
+    if (key == "size") return "; ram:SIZE is the same as size=SIZE";
+    if (key == "delay") return "; delay(ram, 50ms) is the same as delay=50ms";
+    return "";
   }
 
   void apply_option(StackNode& node, const Argument& arg) {
@@ -213,7 +288,10 @@ class Parser {
       if (node.kind != DeviceKind::kDelay) reject();
       node.delay = duration_ms(arg.value);
     } else if (arg.key == "size") {
-      if (!is_disk(node.kind)) reject();
+      if (!is_disk(node.kind)) {
+        fail(arg.at, "a size belongs to a disk (ram:128M, virtio:1G); " +
+                         std::string(kind_name(node.kind)) + "'s size comes from its members");
+      }
       node.size_bytes = size_value(arg.value);
     } else if (arg.key == "iops" || arg.key == "bps") {
       if (node.kind != DeviceKind::kVirtio) reject();
@@ -241,21 +319,24 @@ class Parser {
     }
   }
 
-  void check_shape(StackNode& node, const std::vector<Value>& positional) {
+  void check_shape(StackNode& node, const std::vector<Value>& positional, bool has_delay) {
     const size_t members = node.members.size();
     const auto need_members = [&](size_t least, size_t most, const char* example) {
-      if (members < least || members > most) {
-        fail(node.column - 1,
-             std::string(kind_name(node.kind)) + " needs " +
-                 (least == most ? std::to_string(least) : "at least " + std::to_string(least)) +
-                 (least == 1 && most == 1 ? " member" : " members") + ", got " +
-                 std::to_string(members) + " (example: " + example + ")");
+      if (members >= least && members <= most) return;
+      std::string wanted;
+      if (least == most) {
+        wanted = "needs " + std::to_string(least) + (least == 1 ? " member" : " members");
+      } else if (most == SIZE_MAX) {
+        wanted = "needs at least " + std::to_string(least) + " members";
+      } else if (least == 0) {
+        wanted = "takes at most " + std::to_string(most) + (most == 1 ? " member" : " members");
+      } else {
+        wanted = "needs " + std::to_string(least) + " to " + std::to_string(most) + " members";
       }
+      fail(node.column - 1, std::string(kind_name(node.kind)) + " " + wanted + ", got " +
+                                std::to_string(members) + " (example: " + example + ")");
     };
-    if (node.kind == DeviceKind::kDelay) {
-      if (positional.size() > 1) fail(positional[1].at, "delay takes one duration");
-      if (positional.size() == 1) node.delay = duration_ms(positional[0]);
-    } else if (!positional.empty()) {
+    if (!positional.empty()) {
       fail(positional[0].at, "unexpected value '" + positional[0].text + "' for " +
                                  std::string(kind_name(node.kind)) + options_hint(node.kind));
     }
@@ -271,9 +352,7 @@ class Parser {
         break;
       case DeviceKind::kDelay:
         need_members(1, 1, "delay(ram, 50ms)");
-        if (positional.empty() && node.delay.count() == 0) {
-          fail(node.column - 1, "delay needs a duration (example: delay(ram, 50ms))");
-        }
+        if (!has_delay) fail(node.column - 1, "delay needs a duration (example: delay(ram, 50ms))");
         break;
       case DeviceKind::kFlakey:
         need_members(1, 1, "flakey(ram, up=1s, down=1s)");
@@ -281,7 +360,8 @@ class Parser {
         if (node.down.count() == 0) node.down = std::chrono::seconds(1);
         break;
       case DeviceKind::kError:
-        need_members(0, 1, "error(ram)");
+        // Alone it is a 64M device that fails every I/O; with a member, it takes that size.
+        need_members(0, 1, "error(ram), or error alone");
         break;
       case DeviceKind::kRam:
       case DeviceKind::kVirtio:
@@ -329,6 +409,9 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   size_t repeat_at_ = 0;
+  size_t depth_ = 0;    // levels open at pos_
+  size_t devices_ = 0;  // devices so far, copies of X*N included
+  size_t virtio_ = 0;   // virtio disks among them
 };
 
 }  // namespace
@@ -376,6 +459,15 @@ uint64_t parse_size(std::string_view text) {
   if (n == 0 || n > (UINT64_MAX >> shift))
     throw UserError("size '" + std::string(text) + "' is out of range");
   return n << shift;
+}
+
+std::string describe_size(uint64_t bytes) {
+  constexpr std::array kUnits{std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "k"}};
+  for (const auto& [shift, unit] : kUnits) {
+    const uint64_t one = 1ULL << shift;
+    if (bytes != 0 && bytes % one == 0) return std::to_string(bytes / one) + unit;
+  }
+  return std::to_string(bytes);
 }
 
 StackNode parse_stack_spec(std::string_view text) {

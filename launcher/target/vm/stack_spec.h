@@ -10,7 +10,9 @@
 //   raid0(ram*3, flakey(ram, up=1s, down=1s))     raid0(ram*3, error(ram))
 //
 // `X*N` repeats a node N times among its parent's members. Parsing checks everything that can
-// be checked without a kernel; errors point at the offending character.
+// be checked without a kernel; errors point at the offending character. Parsing takes time in
+// proportion to the spec's length: the limits below are checked as the parser goes, before
+// anything is copied.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -18,6 +20,12 @@
 #include <vector>
 
 namespace iotap::vm {
+
+// What a guest can hold, and what keeps a spec's cost bounded.
+inline constexpr size_t kMaxStackDepth = 16;     // levels: the top device is level 1
+inline constexpr size_t kMaxStackDevices = 256;  // disks, md arrays and dm targets, copies included
+inline constexpr size_t kMaxRepeat = 64;         // N in X*N
+inline constexpr size_t kMaxVirtioDisks = 26;    // the guest names them vda to vdz
 
 enum class DeviceKind { kRaid0, kRaid1, kLinear, kDelay, kFlakey, kError, kRam, kVirtio };
 
@@ -44,5 +52,8 @@ StackNode parse_stack_spec(std::string_view text);
 
 // Parses "64k", "128M", "1G" (powers of 1024; bare numbers are bytes).
 uint64_t parse_size(std::string_view text);
+
+// The other way: 65536 is "64k", 2^30 is "1G", 1000 is "1000".
+std::string describe_size(uint64_t bytes);
 
 }  // namespace iotap::vm

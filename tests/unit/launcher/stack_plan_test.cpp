@@ -77,5 +77,34 @@ TEST(StackPlan, VirtioDisksAndRamSizes) {
   EXPECT_THROW(plan_stack(parse_stack_spec("raid0(ram:32M, ram:64M)")), UserError);
 }
 
+TEST(StackPlan, RamDisksMustLeaveTheGuestRoomToRun) {
+  // The incident: 8 x 64M in the default 1024 MiB.
+  EXPECT_NO_THROW(check_fits_in_memory(plan_stack(parse_stack_spec("raid0(ram*7, delay(ram, "
+                                                                   "50ms))")),
+                                       1024));
+  const StackPlan big = plan_stack(parse_stack_spec("raid0(ram:512M*4)"));
+  EXPECT_EQ(big.ram_disks, 4U);
+  EXPECT_EQ(big.ram_disk_bytes, 512ULL << 20);
+  try {
+    check_fits_in_memory(big, 1024);
+    ADD_FAILURE() << "2 GiB of ram disks fit in 1 GiB";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--stack: the ram disks take 2048 MiB (4 x 512M) but --memory 1024 leaves them "
+                 "768 MiB (256 MiB go to the guest's kernel, initrd and stap): raise --memory to "
+                 "at least 2304, or make the disks smaller");
+  }
+  EXPECT_NO_THROW(check_fits_in_memory(big, 2304));
+  EXPECT_THROW(check_fits_in_memory(big, 2303), UserError);
+  // Virtio disks live in host files, not guest memory.
+  EXPECT_NO_THROW(check_fits_in_memory(plan_stack(parse_stack_spec("raid0(virtio:4G*2)")), 300));
+}
+
+TEST(StackPlan, TwentySixVirtioDisksAreVdaToVdz) {
+  const StackPlan plan = plan_stack(parse_stack_spec("raid0(virtio*26)"));
+  ASSERT_EQ(plan.virtio_disks.size(), 26U);
+  EXPECT_EQ(plan.devices.back().path, "/dev/vdz");
+}
+
 }  // namespace
 }  // namespace iotap::vm

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace iotap::vm {
@@ -77,6 +79,144 @@ TEST(StackSpec, ErrorsPointAtTheOffendingCharacter) {
   EXPECT_NE(error_of("raid0(chunk=3k, ram*2)").find("power of two"), std::string::npos);
 }
 
+std::string nested(const std::string& kind, size_t levels) {
+  std::string spec;
+  for (size_t i = 0; i < levels; ++i) spec += kind + "(";
+  spec += "ram";
+  spec += std::string(levels, ')');
+  return spec;
+}
+
+size_t depth_of(const StackNode& node) {
+  size_t deepest = 0;
+  for (const auto& member : node.members) deepest = std::max(deepest, depth_of(member));
+  return deepest + 1;
+}
+
+TEST(StackSpec, DeepNestingIsRefusedAtTheLimitNotACrash) {
+  // 8,000 levels used to overflow the stack (and take minutes before that).
+  const std::string error = error_of(nested("linear", 8000));
+  EXPECT_NE(error.find("the stack is more than 16 levels deep"), std::string::npos) << error;
+  // The 17th level's device: 16 "linear(" before it.
+  EXPECT_NE(error.find("at column 113:"), std::string::npos) << error;
+  // The message shows the part of the spec around the caret, not 56,000 characters of it.
+  EXPECT_LT(error.size(), 400U) << error;
+
+  EXPECT_EQ(depth_of(parse_stack_spec(nested("linear", kMaxStackDepth - 1))), kMaxStackDepth);
+  EXPECT_NE(error_of(nested("linear", kMaxStackDepth)).find("more than 16 levels deep"),
+            std::string::npos);
+}
+
+TEST(StackSpec, LongSpecsParseInLinearTime) {
+  // 100,000 characters that the parser walks through to the end: 16 levels with blanks between
+  // them. Parsing used to copy every subtree at every level (cubic in the depth); ctest's
+  // timeout catches a return to that.
+  const std::string blanks(100'000 / 29, ' ');
+  std::string spec;
+  for (int i = 0; i < 14; ++i) spec += "linear(" + blanks;
+  spec += "raid0(ram*64, ram*64," + blanks + "ram*64, ram*47)";
+  for (int i = 0; i < 14; ++i) spec += blanks + ")";
+  ASSERT_GE(spec.size(), 100'000U);
+  const StackNode top = parse_stack_spec(spec);
+  EXPECT_EQ(depth_of(top), 16U);
+  EXPECT_EQ(top.spec.find(' '), std::string::npos);
+
+  // And 100,000 characters of nesting, or of members, stop at the first limit they pass.
+  std::string deep;
+  while (deep.size() < 100'000) deep += "raid0(ram, ";
+  EXPECT_NE(error_of(deep).find("levels deep"), std::string::npos);
+  std::string wide = "raid0(ram";
+  while (wide.size() < 100'000) wide += ", ram";
+  wide += ")";
+  EXPECT_NE(error_of(wide).find("more than 256 devices"), std::string::npos);
+}
+
+TEST(StackSpec, TotalDevicesCountEveryCopy) {
+  // 64 per '*N' is not the limit that matters: this asks for 4,161 devices.
+  const std::string nested_repeat = error_of("raid0(raid0(ram*64)*64)");
+  EXPECT_NE(nested_repeat.find("more than 256 devices, the most a stack has"), std::string::npos)
+      << nested_repeat;
+  EXPECT_NE(nested_repeat.find("at column 20:"), std::string::npos) << nested_repeat;  // the '*'
+  // The top and 255 disks is 256: the most.
+  EXPECT_EQ(parse_stack_spec("raid0(ram*64, ram*64, ram*64, ram*63)").members.size(), 255U);
+  EXPECT_NE(error_of("raid0(ram*64, ram*64, ram*64, ram*64)").find("more than 256 devices"),
+            std::string::npos);
+  EXPECT_NE(error_of("linear(raid0(ram*2)*64, raid0(ram*2)*22)").find("more than 256 devices"),
+            std::string::npos);
+}
+
+TEST(StackSpec, AtMostTwentySixVirtioDisks) {
+  EXPECT_EQ(parse_stack_spec("raid0(virtio*26)").members.size(), 26U);
+  const std::string error = error_of("raid0(virtio*13, linear(virtio)*14)");
+  EXPECT_NE(error.find("more than 26 virtio disks, the most a guest names (vda to vdz)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(StackSpec, AnOptionGivenTwice) {
+  const std::string chunk = error_of("raid0(chunk=64k, chunk=128k, ram*2)");
+  EXPECT_NE(chunk.find("option 'chunk' is given twice (first at column 7) at column 18:"),
+            std::string::npos)
+      << chunk;
+  EXPECT_NE(error_of("ram:64M(size=128M)").find("option 'size' is given twice"), std::string::npos);
+  EXPECT_NE(error_of("raid0(ram:64M:128M, ram)").find("ram:SIZE is the same as size=SIZE"),
+            std::string::npos);
+  EXPECT_NE(error_of("raid0(ram, delay(ram, 5ms, delay=3ms))").find("'delay' is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("raid0(ram, delay(ram, 5ms, 3ms))").find("'delay' is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("raid0(ram, flakey(ram, up=1s, up=2s))").find("'up' is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("raid0(virtio(iops=5, iops=6), ram)").find("'iops' is given twice"),
+            std::string::npos);
+}
+
+TEST(StackSpec, OnlyDisksHaveASize) {
+  for (const char* spec : {"raid0(ram*2):5G", "raid0:5G(ram*2)", "raid0(ram, delay(ram, 5ms):1G)",
+                           "linear(ram, size=1G)"}) {
+    const std::string error = error_of(spec);
+    EXPECT_NE(error.find("a size belongs to a disk (ram:128M, virtio:1G)"), std::string::npos)
+        << spec << ": " << error;
+  }
+  EXPECT_NE(error_of("raid0(ram*2):5G").find("raid0's size comes from its members at column 13"),
+            std::string::npos);
+  EXPECT_EQ(parse_stack_spec("raid0(ram(size=1M)*2)").members[1].size_bytes, 1U << 20);
+  EXPECT_EQ(parse_stack_spec("raid0(ram*2, virtio(iops=3):2G)").members[2].size_bytes, 2ULL << 30);
+}
+
+TEST(StackSpec, ErrorTakesAtMostOneMember) {
+  const std::string error = error_of("raid0(ram*2, error(ram, ram))");
+  EXPECT_NE(error.find("error takes at most 1 member, got 2 (example: error(ram), or error alone) "
+                       "at column 14"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(parse_stack_spec("raid0(ram, error)").members[1].members.size(), 0U);
+  EXPECT_EQ(parse_stack_spec("raid0(ram, error(ram))").members[1].members.size(), 1U);
+  EXPECT_NE(error_of("raid0(ram, delay(5ms))").find("delay needs 1 member, got 0"),
+            std::string::npos);
+}
+
+TEST(StackSpec, NonAsciiIsNamedWholeWithTheCaretUnderIt) {
+  const std::string accent = error_of("raid0(ram*2, délay(ram, 5ms))");
+  // Column 15 counts characters: 'é' is two bytes but one column.
+  EXPECT_NE(accent.find("unexpected character 'é' (a spec is written in ASCII"), std::string::npos)
+      << accent;
+  EXPECT_NE(accent.find("at column 15:\n    raid0(ram*2, délay(ram, 5ms))\n                  ^"),
+            std::string::npos)
+      << accent;
+  // After a multi-byte character, columns still count characters.
+  const std::string after = error_of("raid0(ram, ram)é");
+  EXPECT_NE(after.find("at column 16:\n    raid0(ram, ram)é\n                   ^"),
+            std::string::npos)
+      << after;
+  const std::string broken = error_of("raid0(ram, \xff)");
+  EXPECT_NE(broken.find("unexpected byte 0xff"), std::string::npos) << broken;
+  EXPECT_NE(broken.find("raid0(ram, ?)\n               ^"), std::string::npos) << broken;
+  // A tab is a blank; in the message it shows as a space so the caret stays under its word.
+  const std::string tab = error_of("raid0(ram,\tdealy(ram))");
+  EXPECT_NE(tab.find("raid0(ram, dealy(ram))\n               ^"), std::string::npos) << tab;
+}
+
 TEST(StackSpec, Sizes) {
   EXPECT_EQ(parse_size("64k"), 65536U);
   EXPECT_EQ(parse_size("2G"), 2ULL << 30);
@@ -84,6 +224,10 @@ TEST(StackSpec, Sizes) {
   EXPECT_THROW(parse_size("12T"), UserError);
   EXPECT_THROW(parse_size("0"), UserError);
   EXPECT_THROW(parse_size("M"), UserError);
+  EXPECT_EQ(describe_size(64ULL << 20), "64M");
+  EXPECT_EQ(describe_size(2ULL << 30), "2G");
+  EXPECT_EQ(describe_size(1536ULL << 10), "1536k");
+  EXPECT_EQ(describe_size(1000), "1000");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/program_options.hpp>
+
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
 
@@ -36,6 +38,70 @@ TEST(TargetOptions, CombinationsThatCannotWork) {
   both.command_line = "true";
   both.pid = 1;
   EXPECT_THROW(check_target_options(both), UserError);
+}
+
+std::string number_error(const NumberOption& option, const std::string& text) {
+  try {
+    parse_positive_number(option, text);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NumberOptions, NegativeZeroAndJunkAreRefusedNotWrapped) {
+  EXPECT_EQ(number_error(kTimeoutOption, "-5"),
+            "--timeout must be a positive number of seconds, got '-5'");
+  EXPECT_EQ(number_error(kMemoryOption, "-1"),
+            "--memory must be a positive number of MiB, got '-1'");
+  EXPECT_EQ(number_error(kMemoryOption, "0"), "--memory must be a positive number of MiB, got '0'");
+  EXPECT_EQ(number_error(kPidOption, "-1"),
+            "-x must be a process id (a positive number), got '-1'");
+  for (const char* junk : {"", "+5", " 5", "5 ", "5s", "0x10", "1e3", "5.0", "--5"})
+    EXPECT_NE(number_error(kTimeoutOption, junk), "") << junk;
+  EXPECT_EQ(number_error(kTimeoutOption, "4294967296"),
+            "--timeout must be at most 4294967295 seconds, got '4294967296'");
+  EXPECT_EQ(number_error(kTimeoutOption, "99999999999999999999999"),
+            "--timeout must be at most 4294967295 seconds, got '99999999999999999999999'");
+  EXPECT_EQ(number_error(kPidOption, "4194305"), "-x must be at most 4194304, got '4194305'");
+  EXPECT_EQ(parse_positive_number(kTimeoutOption, "4294967295"), 4294967295U);
+  EXPECT_EQ(parse_positive_number(kMemoryOption, "007"), 7U);
+}
+
+// Boost hands "-5" over as the value of --timeout (it does not take it for an option), so the
+// check sees it; and the numbers reach TargetOptions.
+TEST(NumberOptions, ThroughTheCommandLine) {
+  namespace po = boost::program_options;
+  const auto parse = [](std::vector<std::string> args) {
+    TargetOptions options;
+    po::options_description description;
+    add_target_options(description, options, "vm");
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(description).run(), vm);
+    po::notify(vm);
+    return options;
+  };
+  EXPECT_THROW(parse({"--timeout", "-5"}), UserError);
+  EXPECT_THROW(parse({"--memory=-1"}), UserError);
+  EXPECT_THROW(parse({"-x", "-1"}), UserError);
+  const TargetOptions defaults = parse({});
+  EXPECT_EQ(defaults.memory_mib, 1024U);
+  EXPECT_EQ(defaults.timeout_seconds, 0U);
+  const TargetOptions given = parse({"--timeout", "30", "--memory", "2048", "-x", "77"});
+  EXPECT_EQ(given.timeout_seconds, 30U);
+  EXPECT_EQ(given.memory_mib, 2048U);
+  EXPECT_EQ(given.pid, 77);
+}
+
+TEST(TargetOptions, TheStackIsPlannedAndCheckedAgainstMemory) {
+  TargetOptions options;
+  options.target = Target::kVm;
+  options.stack_text = "raid0(ram:256M*2)";
+  EXPECT_EQ(plan_target_stack(options)->ram_disks, 2U);
+  options.memory_mib = 512;
+  EXPECT_THROW(plan_target_stack(options), UserError);
+  options.target = Target::kLocal;
+  EXPECT_FALSE(plan_target_stack(options));
 }
 
 }  // namespace
