@@ -77,7 +77,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   const std::string& script_path = script.path;
   check_target_options(options);
   // Missing, unreadable, empty, a directory or a FIFO: said now, before anything slow.
-  (void)stap::read_script(script_path);
+  const std::string script_text = stap::read_script(script_path);
   const bool vm = options.target == Target::kVm;
   if (!vm) {
     const std::string problem = local_kernel_problem();
@@ -94,6 +94,9 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
     markers.pid = *options.pid;
     markers.exe = pid_executable(*options.pid);
   }
+
+  // A marker without a value (__PID__ without -x) is said before anything slow, too.
+  const std::string prepared = stap::substitute_markers(script_text, markers, script_path);
 
   TracedRunResult result;
   result.kernel_release = vm ? config::kGuestKernel : running_kernel();
@@ -129,9 +132,8 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  const std::string module =
-      stap::compile_module({stap::prepare_script(script_path, markers), script_path, compile_kernel,
-                            runtime_dir, work.path(), script.args});
+  const std::string module = stap::compile_module(
+      {prepared, script_path, compile_kernel, runtime_dir, work.path(), script.args});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);

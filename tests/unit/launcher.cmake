@@ -97,3 +97,7 @@ iotap_cli_fifo_test(cli_run_fifo 2
   ${CMAKE_CURRENT_BINARY_DIR}/cli_run_fifo.stp run ${CMAKE_CURRENT_BINARY_DIR}/cli_run_fifo.stp --target vm)
 iotap_cli_test(cli_run_device 2
   "^iotap: /dev/null is a character device, not a script" run /dev/null --target vm)
+# A marker without a value is refused before the compile starts (no "compiling" line first).
+iotap_cli_test(cli_run_marker_without_value 2
+  "^iotap: [^\n]*pid_marker.stp uses __PID__, which needs -x PID \\(line 3\\)\n$"
+  run ${CMAKE_CURRENT_SOURCE_DIR}/data/pid_marker.stp --target vm)
