@@ -15,6 +15,8 @@ target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
   TASK_WORK_HEADER="/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
 add_dependencies(stap_test stap_runtime)
+# -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
+iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp LIBS iotap_util)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
     launcher/report_output_test.cpp
@@ -36,6 +38,9 @@ iotap_cli_test(cli_run_bad_target 2 "--target must be 'local' \\(this kernel\\) 
 iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
 iotap_cli_test(cli_run_unknown_program 2 "-c: program 'no-such-program' not found" run ${iotime} --target vm -c no-such-program)
 iotap_cli_test(cli_run_dev_without_stack 2 "-c uses __DEV__, which stands for the top device of --stack" run ${iotime} --target vm -c "block_hasher -d __DEV__")
+iotap_cli_test(cli_run_unclosed_quote 2
+  "^iotap: -c: the ' at column 17 is never closed: close it, or write a literal ' as .' outside quotes\n$"
+  run ${iotime} --target vm -c "block_hasher -d 'x")
 iotap_cli_test(cli_run_pid_in_vm 2 "-x attaches to a process on this host" run ${iotime} --target vm -x 1)
 iotap_cli_test(cli_run_unknown_option 2 "iotap run: unrecognised option '--stak'" run ${iotime} --stak x)
 iotap_cli_test(cli_attribute_help 0 "usage: iotap attribute -c CMD.*--slowest N" attribute --help)
