@@ -23,6 +23,15 @@ bool is_known_noise(std::string_view line) {
          line.starts_with("Tip: /usr/share/doc/systemtap/README.Debian");
 }
 
+bool is_systemtap_message(std::string_view line) {
+  for (const std::string_view prefix :
+       {"WARNING:", "ERROR:", "staprun:", "stapio:", "staprun ", "stapio ", "Number of similar ",
+        "Rerun with ", "Tip: ", "Pass ", "semantic error:"}) {
+    if (line.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 void StapStderr::feed(std::string_view bytes) {
   pending_ += bytes;
   size_t start = 0;
@@ -59,6 +68,10 @@ void StapStderr::line(std::string_view raw) {
     return;
   }
   if (is_known_noise(text)) return;
+  if (!is_systemtap_message(text)) {
+    if (text.find_first_not_of(" \t") != std::string::npos) last_program_line_ = text;
+    if (program_line_) return program_line_(text);
+  }
   forward_(text + "\n");
 }
 

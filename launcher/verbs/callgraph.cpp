@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
+#include "verbs/program_output.h"
 #include "verbs/report_output.h"
 #include "verbs/traced_program.h"
 #include "verbs/traced_run.h"
@@ -47,7 +48,7 @@ value only (no DWARF for the kernel). A call whose return was never seen says so
 
 The program needs a symbol table and debug info (build it with -g, do not strip it); iotap checks
 before compiling and says what to rebuild. Functions inlined by the compiler have no calls to
-trace. The program's own output goes to stderr.
+trace. The program's own output goes to stderr, each line prefixed with its name.
 
 --format folded   FlameGraph's folded stacks ("block_hasher-318;read_blocks;hex_of 42"), each
                   path weighted by its own microseconds: flamegraph.pl out.folded > out.svg
@@ -92,9 +93,10 @@ std::string local_kernel_release() {
 }
 
 // Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
-// output) to stderr.
+// output) to stderr, prefixed (verbs/program_output.h).
 class StreamReader {
  public:
+  explicit StreamReader(std::string program_prefix) : program_prefix_(std::move(program_prefix)) {}
   void feed(std::string_view bytes) {
     pending_ += bytes;
     size_t start = 0;
@@ -119,10 +121,11 @@ class StreamReader {
       builder_.add(std::move(*event));
       raw_.append(line).push_back('\n');
     } else {
-      std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+      print_program_line(program_prefix_, line);
     }
   }
 
+  std::string program_prefix_;
   std::string pending_;
   std::string raw_;
   callgraph::CallTreeBuilder builder_;
@@ -206,7 +209,7 @@ int callgraph(Args args) {
     throw UserError(problem);
 
   ReportOutput out(options.output_path);
-  StreamReader reader;
+  StreamReader reader(program_output_prefix(selection.program));
   const TracedRunResult run = run_script(
       {std::string(config::kExampleDir) + "/callgraph.stp", callgraph::script_arguments(selection)},
       options, reader);
