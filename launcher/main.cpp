@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/exit_status.h"
 #include "verbs/verbs.h"
 
 namespace {
@@ -24,6 +25,7 @@ void print_usage(std::FILE* out) {
                  static_cast<int>(verb.summary.size()), verb.summary.data());
   }
   std::fputs("\n'iotap VERB --help' shows a verb's options and examples.\n", out);
+  std::fprintf(out, "\n%s", iotap::exit_status::help_text(iotap::exit_status::Verb::kAll).c_str());
 }
 
 }  // namespace

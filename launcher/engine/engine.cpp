@@ -61,7 +61,8 @@ struct Engine::Impl {
         bios(pool, stack, stats, requests),
         attribution(pool, stack, options.slowest),
         remaps(stack),
-        sorter(options.reorder_window_ns, options.reorder_window_events) {}
+        sorter(options.reorder_window_ns, options.reorder_window_events),
+        other_line(options.other_line) {}
 
   void line(std::string_view text) {
     Event event;
@@ -79,8 +80,11 @@ struct Engine::Impl {
         ++loss.malformed_lines;
         return;
       case LineKind::header:
+        ++other_lines;
+        return;
       case LineKind::other:
         ++other_lines;
+        if (other_line) other_line(text);
         return;
     }
   }
@@ -180,6 +184,7 @@ struct Engine::Impl {
   uint64_t events = 0;
   uint64_t other_lines = 0;
   uint64_t unmatched_read_ends = 0;
+  std::function<void(std::string_view)> other_line;
 };
 
 Engine::Engine(std::vector<StackDevice> stack, Options options)

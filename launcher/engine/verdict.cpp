@@ -98,4 +98,30 @@ std::vector<FailingMember> find_failing_members(const Stack& stack,
   return failing;
 }
 
+VerdictStatus verdict_status(const Result& result) {
+  const bool reads = result.requests.count > 0 || result.stream.requests_unfinished > 0;
+  const bool block_io =
+      result.stream.bios_in_flight > 0 ||
+      std::any_of(result.devices.begin(), result.devices.end(),
+                  [](const DeviceResult& d) { return d.ios > 0 || d.errors > 0; });
+  if (reads && block_io) return VerdictStatus::ok;
+  if (block_io) return VerdictStatus::no_requests;
+  if (reads) return VerdictStatus::no_block_io;
+  return VerdictStatus::no_io;
+}
+
+const char* to_string(VerdictStatus status) {
+  switch (status) {
+    case VerdictStatus::ok:
+      return "ok";
+    case VerdictStatus::no_io:
+      return "no_io";
+    case VerdictStatus::no_requests:
+      return "no_requests";
+    case VerdictStatus::no_block_io:
+      return "no_block_io";
+  }
+  return "ok";
+}
+
 }  // namespace iotap::engine

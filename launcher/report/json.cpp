@@ -31,7 +31,7 @@ std::string dev_text(uint32_t dev) {
 
 }  // namespace
 
-Json json(const engine::Result& r) {
+Json json(const engine::Result& r, std::string_view why) {
   Json out;
   out["schema"] = kSchema;
 
@@ -83,7 +83,13 @@ Json json(const engine::Result& r) {
                        {"parent", name_or_null(f.parent)},
                        {"ios", f.ios},
                        {"errors", f.errors}});
-  out["verdict"] = {{"slow_members", std::move(slow)}, {"failing_members", std::move(failing)}};
+  Json reason = nullptr;
+  if (const std::string sentence = verdict_status_sentence(r); !sentence.empty())
+    reason = why.empty() ? sentence : sentence + "; " + std::string(why);
+  out["verdict"] = {{"status", engine::to_string(engine::verdict_status(r))},
+                    {"reason", std::move(reason)},
+                    {"slow_members", std::move(slow)},
+                    {"failing_members", std::move(failing)}};
 
   out["loss"] = {{"sequence_gaps", r.loss.sequence_gaps},
                  {"events_lost", r.loss.events_lost},

@@ -95,7 +95,14 @@ std::string service_table(const Result& r) {
          table.render("  ");
 }
 
-std::string verdict_lines(const Result& r) {
+std::string verdict_lines(const Result& r, std::string_view why) {
+  const engine::VerdictStatus status = engine::verdict_status(r);
+  if (status == engine::VerdictStatus::no_io || status == engine::VerdictStatus::no_block_io) {
+    std::string text = "verdict: none: " + verdict_status_sentence(r) + "\n";
+    if (!why.empty()) text.append("  ").append(why).append("\n");
+    return text;
+  }
+  const bool shares = status == engine::VerdictStatus::ok;
   std::string text;
   for (const auto& s : r.slow_members) {
     text += "verdict: slow member " + s.name;
@@ -103,8 +110,9 @@ std::string verdict_lines(const Result& r) {
     text += " in " + or_dash(s.parent);
     if (s.member != s.name) text += " under " + s.array;
     text += ": mean " + us(s.mean_us) + " us against " + us(s.siblings_mean_us) + " us for its " +
-            plural(s.siblings, "sibling", "siblings") + "; " + us(s.share_of_p99 * 100) +
-            "% of the p99 reads' time\n";
+            plural(s.siblings, "sibling", "siblings");
+    if (shares) text += "; " + us(s.share_of_p99 * 100) + "% of the p99 reads' time";
+    text += "\n";
   }
   if (r.slow_members.empty()) text += "verdict: no slow member\n";
   for (const auto& f : r.failing_members) {
@@ -112,6 +120,10 @@ std::string verdict_lines(const Result& r) {
     if (!f.spec.empty()) text += " = " + f.spec;
     text += " in " + or_dash(f.parent) + ": " + std::to_string(f.errors) + " of " +
             plural(f.ios, "io", "ios") + " failed\n";
+  }
+  if (!shares) {
+    text += "note: " + verdict_status_sentence(r) + "\n";
+    if (!why.empty()) text.append("  ").append(why).append("\n");
   }
   return text;
 }
@@ -184,12 +196,31 @@ std::string waterfalls(const Result& r) {
 
 }  // namespace
 
-std::string text(const Result& result, bool with_waterfalls) {
+std::string verdict_status_sentence(const Result& result) {
+  switch (engine::verdict_status(result)) {
+    case engine::VerdictStatus::ok:
+      return "";
+    case engine::VerdictStatus::no_io:
+      return "no I/O seen: no read through the program's USDT probes and no block I/O, so "
+             "nothing to attribute";
+    case engine::VerdictStatus::no_requests:
+      return "no read seen through the program's USDT probes (it has none iotap knows, or they "
+             "did not fire): the members were compared on block I/O alone, and no read's time "
+             "is attributed";
+    case engine::VerdictStatus::no_block_io:
+      return plural(result.requests.count + result.stream.requests_unfinished, "read", "reads") +
+             " seen through the program's USDT probes, but no block I/O: none reached a device "
+             "(served from the page cache, or not from the stack's device?)";
+  }
+  return "";
+}
+
+std::string text(const Result& result, bool with_waterfalls, std::string_view why) {
   std::string out = requests_line(result);
   out += "\n" + layers_table(result);
   out += "\n" + devices_table(result);
   out += service_table(result);
-  out += "\n" + verdict_lines(result);
+  out += "\n" + verdict_lines(result, why);
   out += loss_line(result);
   out += remap_lines(result);
   out += stream_line(result);

@@ -41,6 +41,15 @@ void StapStderr::name_script(std::string copy_path, std::string user_name) {
   user_name_ = std::move(user_name);
 }
 
+bool is_systemtap_message(std::string_view line) {
+  for (const std::string_view prefix :
+       {"WARNING:", "ERROR:", "staprun:", "stapio:", "staprun ", "stapio ", "Number of similar ",
+        "Rerun with ", "Tip: ", "Pass ", "semantic error:"}) {
+    if (line.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 void StapStderr::feed(std::string_view bytes) {
   pending_ += bytes;
   size_t start = 0;
@@ -82,6 +91,10 @@ void StapStderr::line(std::string_view raw) {
          at = text.find(copy_path_, at + user_name_.size())) {
       text.replace(at, copy_path_.size(), user_name_);
     }
+  }
+  if (!is_systemtap_message(text)) {
+    if (text.find_first_not_of(" \t") != std::string::npos) last_program_line_ = text;
+    if (program_line_) return program_line_(text);
   }
   forward_(text + "\n");
 }

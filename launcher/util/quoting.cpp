@@ -3,15 +3,17 @@
 namespace iotap {
 
 std::string single_quoted(std::string_view word) {
-  std::string out = "'";
-  for (const char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
+  if (word.empty()) return "''";
+  std::string out;
+  while (!word.empty()) {
+    const size_t quote = word.find('\'');
+    const std::string_view run = word.substr(0, quote);
+    if (!run.empty()) out.append("'").append(run).append("'");
+    if (quote == std::string_view::npos) break;
+    out += "\\'";
+    word.remove_prefix(quote + 1);
   }
-  return out + "'";
+  return out;
 }
 
 std::string quoted_command(const std::vector<std::string>& argv) {

@@ -1,16 +1,18 @@
 #pragma once
 // staprun takes its -c command as one string and splits it with wordexp(3); the guest's stack
-// script is read by sh. Single quotes make both give back exactly the words iotap meant.
+// script is read by sh. The quoting here makes both give back exactly the words iotap meant.
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace iotap {
 
-// `word` in single quotes, with each ' written as '\''.
+// `word` quoted for sh and wordexp(3): its runs without ' in single quotes, each ' as \'.
+// An empty word is ''. (Not '\'' inside one pair of quotes: glibc's wordexp cuts ''\''x' in
+// two, "" and "'x", so a word that starts with ' would reach the program split.)
 std::string single_quoted(std::string_view word);
 
-// The words, each single-quoted, joined by spaces.
+// The words, each quoted as above, joined by spaces.
 std::string quoted_command(const std::vector<std::string>& argv);
 
 }  // namespace iotap

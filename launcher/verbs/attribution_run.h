@@ -21,6 +21,14 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest);
 // when `waterfalls`), the run, and the report as text or JSON, on stdout or in -o's file.
 int attribution_verb(std::span<const std::string> args, const char* help, bool waterfalls);
 
+// How the run ended, for a report with no verdict: "block_hasher exited with status 1; its last
+// line on stderr: ...", or staprun's status, or the timeout.
+std::string program_end(const TargetOptions& options, const TracedRunResult& run);
+
+// Whether a verdict status leaves the verb nothing to answer from (exit 3): no I/O at all for
+// both; no USDT read for attribute (`attribute_reads`), no block I/O for diagnose.
+bool nothing_to_answer(engine::VerdictStatus status, bool attribute_reads);
+
 // The stack as the engine wants it, from what the guest reported.
 std::vector<engine::StackDevice> engine_stack(const std::vector<vm::GuestDevice>& devices);
 

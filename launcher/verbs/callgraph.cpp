@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
+#include "verbs/program_output.h"
 #include "verbs/report_output.h"
 #include "verbs/traced_program.h"
 #include "verbs/traced_run.h"
@@ -51,7 +52,7 @@ The program needs a symbol table and debug info (build it with -g, do not strip 
 before compiling and says what to rebuild. Only functions with debug info are traced: not crt's
 _start or _init, nor the parts GCC splits off a function ("f.cold", entered by a jump, where a
 return probe would overwrite the frame). Functions inlined by the compiler have no calls to
-trace. The program's own output goes to stderr.
+trace. The program's own output goes to stderr, each line prefixed with its name.
 
 C++ exceptions: a return probe replaces its function's return address with the kernel's
 uretprobe trampoline, which the C++ unwinder cannot unwind through; a throw through a traced
@@ -105,9 +106,10 @@ std::string local_kernel_release() {
 }
 
 // Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
-// output) to stderr.
+// output) to stderr, prefixed (verbs/program_output.h).
 class StreamReader {
  public:
+  explicit StreamReader(std::string program_prefix) : program_prefix_(std::move(program_prefix)) {}
   void feed(std::string_view bytes) {
     pending_ += bytes;
     size_t start = 0;
@@ -132,10 +134,11 @@ class StreamReader {
       builder_.add(std::move(*event));
       raw_.append(line).push_back('\n');
     } else {
-      std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+      print_program_line(program_prefix_, line);
     }
   }
 
+  std::string program_prefix_;
   std::string pending_;
   std::string raw_;
   callgraph::CallTreeBuilder builder_;
@@ -232,7 +235,7 @@ int callgraph(Args args) {
   selection.exceptions = exception_probes(selection.program);
 
   ReportOutput out(options.output_path);
-  StreamReader reader;
+  StreamReader reader(program_output_prefix(selection.program));
   const TracedRunResult run = run_script(
       {std::string(config::kExampleDir) + "/callgraph.stp", callgraph::script_arguments(selection)},
       options, reader);

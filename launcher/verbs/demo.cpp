@@ -12,6 +12,8 @@
 #include "verbs/json.h"
 #include "verbs/number_option.h"
 #include "verbs/parse_options.h"
+#include "verbs/program_output.h"
+#include "verbs/report_blocks.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
 
@@ -74,21 +76,27 @@ int demo(Args args) {
 
   const std::string script = std::string(config::kExampleDir) + "/iotime.stp";
   std::string output;
+  // iotime.stp's tables to stdout; the program's lines to stderr, prefixed
+  // (verbs/program_output.h).
+  ReportBlockReader reader(
+      [&](const ReportBlock& block) {
+        output += block.text;
+        if (!options.json) {
+          std::fwrite(block.text.data(), 1, block.text.size(), stdout);
+          std::fflush(stdout);
+        }
+      },
+      program_line_printer(options));
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
-  sinks.output = [&](std::string_view bytes) {
-    output += bytes;
-    if (!options.json) {
-      std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-      std::fflush(stdout);
-    }
-  };
+  sinks.output = [&](std::string_view bytes) { reader.feed(bytes); };
   if (!options.json) {
     std::printf("iotap demo: %s read by '%s' under examples/iotime.stp\n\n",
                 options.stack_text.c_str(), kWorkload);
     std::fflush(stdout);
   }
   const TracedRunResult result = traced_run(script, options, sinks);
+  reader.finish();
   const auto rows = parse_device_table(output);
   if (rows.empty())
     throw UserError("the run printed no device table (exit status " +

@@ -1,13 +1,17 @@
 #include "verbs/interval_verb.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <optional>
 
 #include "util/error.h"
+#include "verbs/program_output.h"
 #include "verbs/report_output.h"
 #include "verbs/skipped_probes.h"
+#include "verbs/traced_program.h"
 
 namespace iotap::verbs {
 
@@ -35,6 +39,7 @@ std::string loss_sentence(uint64_t skipped) {
 
 int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   ReportOutput out(options.output_path);
+  const std::string program_prefix = program_output_prefix(traced_program(options));
   const bool live = verb.live_view && !options.json && out.is_terminal();
   std::vector<vm::GuestDevice> stack;
   std::optional<ReportBlock> whole_run;
@@ -62,16 +67,15 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
         }
       },
       [&](std::string_view line) {
-        if (options.json) {
-          // stdout stays one JSON object per line.
-          std::fwrite(line.data(), 1, line.size(), stderr);
-          return;
-        }
+        // The program's output goes to stderr, prefixed (verbs/program_output.h): stdout
+        // carries only the tables or the JSON lines. The live view also keeps the latest lines
+        // under its table, as its frames wipe the terminal (and stderr when it is the same).
         if (live) {
-          recent_lines.emplace_back(line);
+          recent_lines.emplace_back(program_prefix).append(line);
           if (recent_lines.size() > kRecentProgramLines) recent_lines.pop_front();
+          if (::isatty(STDERR_FILENO) != 0) return;
         }
-        out.write(line);
+        print_program_line(program_prefix, line);
       });
 
   TracedRunSinks sinks;

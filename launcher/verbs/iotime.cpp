@@ -47,7 +47,7 @@ dm-0 = delay(ram7)) is fast itself.
   devices[]  name (kernel name), spec (its node in --stack, or null), parent (or null), rw
              ("R", "W" or "-"), count, total_us, avg_us
   exit_status, loss.skipped_probes   on the whole-run line only
-The program's own output goes to stderr with --json.
+The program's own output goes to stderr, each line prefixed with its name.
 
 It runs examples/iotime.stp; `iotap run examples/iotime.stp` prints the same tables.
 

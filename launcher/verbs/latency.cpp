@@ -8,6 +8,7 @@
 #include "verbs/json.h"
 #include "verbs/latency_report.h"
 #include "verbs/parse_options.h"
+#include "verbs/program_output.h"
 #include "verbs/report_output.h"
 #include "verbs/traced_run.h"
 #include "verbs/verbs.h"
@@ -63,6 +64,7 @@ int latency(Args args) {
         "or -x PID");
 
   ReportOutput out(options.output_path);
+  const auto program_line = program_line_printer(options);
   latency::BlockedTimeTracker tracker;
   std::shared_ptr<const symbols::KernelSymbols> names;
   std::string partial_line;
@@ -71,8 +73,8 @@ int latency(Args args) {
     if (const auto event = latency::parse_sleep_event(named)) {
       tracker.add(*event);
     } else if (line != "iotap-latency 1\n") {
-      // The program's own output: shown, but kept off stdout, which carries the result.
-      std::fwrite(line.data(), 1, line.size(), stderr);
+      // The program's own output: on stderr, prefixed; stdout carries the result.
+      program_line(line);
     }
   };
   TracedRunSinks sinks;

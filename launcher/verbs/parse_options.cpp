@@ -4,13 +4,15 @@
 #include <boost/program_options/variables_map.hpp>
 #include <iostream>
 
+#include "verbs/program_output.h"
+
 namespace iotap::verbs {
 
 namespace po = boost::program_options;
 
 bool parse_options(Args args, const po::options_description& visible, const char* help,
                    const po::options_description* hidden,
-                   const po::positional_options_description* positional) {
+                   const po::positional_options_description* positional, exit_status::Verb exits) {
   po::options_description all;
   all.add(visible);
   if (hidden != nullptr) all.add(*hidden);
@@ -21,6 +23,8 @@ bool parse_options(Args args, const po::options_description& visible, const char
   po::store(parser.run(), vm);
   if (vm.contains("help")) {
     std::cout << help << "\n" << visible << "\n";
+    if (exits != exit_status::Verb::kPlain) std::cout << kProgramOutputHelp << "\n";
+    std::cout << exit_status::help_text(exits);
     return false;
   }
   po::notify(vm);

@@ -4,15 +4,18 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/positional_options.hpp>
 
+#include "util/exit_status.h"
 #include "verbs/verbs.h"
 
 namespace iotap::verbs {
 
 // Parses `args` against `visible` (plus `hidden`, e.g. positional arguments, when given) and
-// runs the notifiers. Returns false after printing `help` when --help was asked for.
+// runs the notifiers. Returns false after printing `help` when --help was asked for, followed
+// by the options and the exit statuses the verb can end with (`exits`).
 bool parse_options(
     Args args, const boost::program_options::options_description& visible, const char* help,
     const boost::program_options::options_description* hidden = nullptr,
-    const boost::program_options::positional_options_description* positional = nullptr);
+    const boost::program_options::positional_options_description* positional = nullptr,
+    exit_status::Verb exits = exit_status::Verb::kTracing);
 
 }  // namespace iotap::verbs

@@ -11,6 +11,7 @@
 
 #include "usdt/stapsdt_notes.h"
 #include "util/error.h"
+#include "util/exit_status.h"
 #include "verbs/json.h"
 #include "verbs/verbs.h"
 
@@ -173,7 +174,7 @@ int probes(Args args) {
             vm);
   po::notify(vm);
   if (vm.count("help") != 0) {
-    std::cout << kHelp << options;
+    std::cout << kHelp << options << "\n" << exit_status::help_text(exit_status::Verb::kPlain);
     return 0;
   }
   if (vm.count("binary") == 0) {

@@ -8,6 +8,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
+#include "util/shell_words.h"
 
 namespace iotap::verbs {
 
@@ -18,7 +19,8 @@ void add_target_options(po::options_description& description, TargetOptions& opt
   description.add_options()(
       "command,c", po::value(&options.command_line)->value_name("CMD"),
       "start CMD under the probes (with --target vm: the project's workloads by bare name, "
-      "__DEV__ for the stack's top device)")(
+      "__DEV__ for the stack's top device); words are cut as sh quotes them, with no $, glob or "
+      "redirection expansion)")(
       "pid,x",
       positive_number(kPidOption, [&](uint64_t pid) { options.pid = static_cast<pid_t>(pid); })
           ->value_name("PID"),
@@ -82,7 +84,12 @@ std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options) {
 
 ResolvedCommand resolve_command(const std::string& command_line,
                                 const std::optional<vm::StackPlan>& stack) {
-  auto words = po::split_unix(command_line);
+  std::vector<std::string> words;
+  try {
+    words = split_shell_words(command_line);
+  } catch (const UserError& e) {
+    throw UserError(std::string("-c: ") + e.what());
+  }
   if (words.empty())
     throw UserError(
         "-c is empty: give the program to run, e.g. -c 'block_hasher -d __DEV__ -b 1048576 -t 8'");

@@ -50,7 +50,7 @@ drops while the program's probe rates drop with it.
              submits, submits_per_s, kib_per_s
   probes[]   name (the USDT probe's name), hits, hits_per_s
   exit_status, loss.skipped_probes   on the whole-run line only
-The program's own output goes to stderr with --json.
+The program's own output goes to stderr, each line prefixed with its name.
 
 It runs examples/top.stp with the interval in ms and the program's path as arguments.
 

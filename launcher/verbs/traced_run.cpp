@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/temp_dir.h"
+#include "verbs/program_output.h"
 #include "verbs/traced_program.h"
 
 namespace iotap::verbs {
@@ -139,13 +140,17 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
   sinks.status(std::string("compiled in ") + took.data() + " s");
 
-  stap::StapStderr stderr_filter([&sinks](std::string_view line) {
-    if (sinks.diagnostic) {
-      sinks.diagnostic(line);
-    } else {
-      std::fwrite(line.data(), 1, line.size(), stderr);
-    }
-  });
+  stap::StapStderr stderr_filter(
+      [&sinks](std::string_view line) {
+        if (sinks.diagnostic) {
+          sinks.diagnostic(line);
+        } else {
+          std::fwrite(line.data(), 1, line.size(), stderr);
+        }
+      },
+      [prefix = program_output_prefix(markers.exe.value_or(""))](std::string_view line) {
+        print_program_line(prefix, line);  // the program's stderr (verbs/program_output.h)
+      });
   // The module's run-time errors name the script as it was compiled.
   stderr_filter.name_script(stap::script_copy_path(work.path()), script_path);
   const auto run_start = Clock::now();
@@ -204,6 +209,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   stderr_filter.flush();
   result.run_seconds = seconds_since(run_start);
   result.target_exit_status = stderr_filter.target_exit_status();
+  result.program_last_stderr_line = stderr_filter.last_program_line();
 
   // stapio exits 1 when the -c program failed, and says how it failed: that is the status to
   // pass on. Otherwise a failing staprun is the failure.

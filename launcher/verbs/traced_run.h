@@ -29,6 +29,7 @@ struct TracedRunSinks {
 struct TracedRunResult {
   int exit_status = 0;                    // what iotap should exit with
   std::optional<int> target_exit_status;  // the -c program's, when known
+  std::string program_last_stderr_line;   // the -c program's last line on stderr, if any
   int staprun_status = 0;
   bool interrupted = false;
   bool timed_out = false;

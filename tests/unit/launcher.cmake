@@ -16,9 +16,11 @@ target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
   TASK_WORK_HEADER="/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
 add_dependencies(stap_test stap_runtime)
+# -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
+iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp LIBS iotap_util)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
-    launcher/report_output_test.cpp
+    launcher/report_output_test.cpp launcher/program_output_test.cpp
   LIBS iotap_verbs)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
@@ -37,10 +39,21 @@ iotap_cli_test(cli_run_bad_target 2 "--target must be 'local' \\(this kernel\\) 
 iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
 iotap_cli_test(cli_run_unknown_program 2 "-c: program 'no-such-program' not found" run ${iotime} --target vm -c no-such-program)
 iotap_cli_test(cli_run_dev_without_stack 2 "-c uses __DEV__, which stands for the top device of --stack" run ${iotime} --target vm -c "block_hasher -d __DEV__")
+iotap_cli_test(cli_run_unclosed_quote 2
+  "^iotap: -c: the ' at column 17 is never closed: close it, or write a literal ' as .' outside quotes\n$"
+  run ${iotime} --target vm -c "block_hasher -d 'x")
 iotap_cli_test(cli_run_pid_in_vm 2 "-x attaches to a process on this host" run ${iotime} --target vm -x 1)
 iotap_cli_test(cli_run_unknown_option 2 "iotap run: unrecognised option '--stak'" run ${iotime} --stak x)
 iotap_cli_test(cli_attribute_help 0 "usage: iotap attribute -c CMD.*--slowest N" attribute --help)
 iotap_cli_test(cli_diagnose_help 0 "usage: iotap diagnose -c CMD.*no slow member" diagnose --help)
+# Every verb's --help ends with the exit statuses it can end with; iotap --help lists them all.
+iotap_cli_test(cli_help_exit_statuses 0
+  "exit status:\n  0 .*\n  N .*\n  2 .*\n  3    attribute, diagnose: nothing to attribute.*\n  70 .*\n  130 .*\n  143 "
+  --help)
+iotap_cli_test(cli_diagnose_help_exit_statuses 0
+  "the program's output: every line.*exit status:.*\n  3    attribute, diagnose.*\n  143  terminated" diagnose --help)
+iotap_cli_test(cli_latency_help_exit_statuses 0 "exit status:.*\n  130 .*\n  143 " latency --help)
+set_tests_properties(cli_latency_help_exit_statuses PROPERTIES FAIL_REGULAR_EXPRESSION "\n  3    ")
 iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose reads to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
 iotap_cli_test(cli_diagnose_bad_stack 2 "--stack: raid1 needs at least 2 members, got 1" diagnose --target vm --stack "raid1(ram)" -c block_hasher)
 

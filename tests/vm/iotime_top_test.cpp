@@ -98,7 +98,9 @@ TEST_F(IotimeTest, TheDelayedMembersAverageStandsOut) {
   EXPECT_EQ(rows["dm-0"][3], rows["ram7"][3]);
   EXPECT_GE(std::stoull(rows["md0"][3]), kReads);
   EXPECT_NE(run.out.find("\nloss: "), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("thread 7: 8 blocks"), std::string::npos) << "the program's output";
+  // The program's output: on stderr, prefixed, never among the tables.
+  EXPECT_NE(run.err.find("[block_hasher] thread 7: 8 blocks"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out.find("thread 7: 8 blocks"), std::string::npos) << run.out;
   // stap prints a global that is written and never read as "name=value" at the end: none may be.
   for (const auto& line : lines_of(run.out))
     EXPECT_FALSE(std::regex_match(line, std::regex("[A-Za-z_]+=.*"))) << line;
@@ -112,7 +114,8 @@ TEST_F(IotimeTest, IntervalsAsJsonLinesAddUpToTheWholeRun) {
   const json& whole = lines.back();
   ASSERT_EQ(whole["kind"], "whole_run") << run.out;
   EXPECT_EQ(whole["exit_status"], 0);
-  EXPECT_NE(run.err.find("thread 7: 8 blocks"), std::string::npos) << "program output on stderr";
+  EXPECT_NE(run.err.find("[block_hasher] thread 7: 8 blocks"), std::string::npos)
+      << "program output on stderr, prefixed";
 
   std::map<std::string, uint64_t> interval_counts;
   for (size_t i = 0; i + 1 < lines.size(); ++i) {

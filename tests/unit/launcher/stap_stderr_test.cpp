@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace iotap::stap {
 namespace {
 
@@ -45,6 +48,42 @@ TEST(StapStderr, ColourEscapesAreDropped) {
       "1\n\x1b[01;31m\x1b[KERROR:\x1b[m\x1b[K oops\n");
   EXPECT_EQ(filter.target_exit_status(), 1);
   EXPECT_EQ(forwarded, "ERROR: oops\n");
+}
+
+}  // namespace
+}  // namespace iotap::stap
+
+namespace iotap::stap {
+namespace {
+
+// The program's stderr shares the stream with staprun's: its lines go their own way, and the
+// last one is kept, to say why a run that did no I/O ended.
+TEST(StapStderr, TheProgramsLinesAreSeparatedAndTheLastIsKept) {
+  std::string forwarded;
+  std::vector<std::string> program;
+  StapStderr filter([&](std::string_view line) { forwarded += line; },
+                    [&](std::string_view line) { program.emplace_back(line); });
+  filter.feed("block_hasher: starting\nWARNING: Number of errors: 0, skipped probes: 0\n");
+  filter.feed("block_hasher: cannot open /x: No such file or directory (check the device path)\n");
+  filter.feed("  \nWARNING: Child process exited with status 2\nERROR: something of stap's\n");
+  filter.flush();
+  EXPECT_EQ(forwarded,
+            "WARNING: Number of errors: 0, skipped probes: 0\nERROR: something of stap's\n");
+  EXPECT_EQ(program,
+            (std::vector<std::string>{"block_hasher: starting",
+                                      "block_hasher: cannot open /x: No such file or directory "
+                                      "(check the device path)",
+                                      "  "}));
+  EXPECT_EQ(filter.last_program_line(),
+            "block_hasher: cannot open /x: No such file or directory (check the device path)");
+  EXPECT_EQ(filter.target_exit_status(), 2);
+}
+
+TEST(StapStderr, NoProgramLineMeansAnEmptyLastLine) {
+  StapStderr filter([](std::string_view) {});
+  filter.feed("WARNING: Number of errors: 0, skipped probes: 0\nstaprun: module busy\n");
+  filter.flush();
+  EXPECT_EQ(filter.last_program_line(), "");
 }
 
 }  // namespace

@@ -18,6 +18,14 @@ TEST(ResolveCommand, WorkloadsByBareNameAndDevSubstituted) {
                                                     "1048576", "-t", "8"}));
 }
 
+TEST(ResolveCommand, WordsAreCutAsShQuotesThem) {
+  const auto command = resolve_command(R"(true \''x' "it's" 'a b' '' $HOME *)", std::nullopt);
+  EXPECT_EQ(command.argv,
+            (std::vector<std::string>{command.program, "'x", "it's", "a b", "", "$HOME", "*"}));
+  EXPECT_THROW(resolve_command("true 'x", std::nullopt), UserError);
+  EXPECT_THROW(resolve_command("true \"x", std::nullopt), UserError);
+}
+
 TEST(ResolveCommand, ProgramsFromPathAndErrors) {
   EXPECT_EQ(resolve_command("true", std::nullopt).argv.size(), 1U);
   EXPECT_THROW(resolve_command("no-such-program-anywhere", std::nullopt), UserError);

@@ -12,6 +12,7 @@
 // window), never by the length of the stream.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,6 +43,9 @@ struct Options {
   size_t slowest = 0;                       // waterfalls kept for the N slowest requests
   uint64_t reorder_window_ns = 50'000'000;  // events are held this long (in event time) ...
   size_t reorder_window_events = 65'536;    // ... or until this many are held, to be merged
+  // Optional. Each line of the stream that is neither an event nor the header: the traced
+  // program's own output, without its newline, as it arrives (nothing of it is lost).
+  std::function<void(std::string_view)> other_line = {};
 };
 
 struct Latency {
@@ -140,6 +144,20 @@ struct Result {
   RemapCheck remap_check;
   uint64_t events = 0;
 };
+
+// What the verdict stands on. A verdict needs data: "no slow member" after a run that did no
+// I/O would be a healthy verdict on nothing.
+enum class VerdictStatus : uint8_t {
+  ok,           // reads seen through the program's USDT probes, and block I/O on the devices
+  no_io,        // neither: the program did no I/O (it failed at once?), or nothing was traced
+  no_requests,  // block I/O, but no read through the USDT probes (a program without iotap's
+                // probes, or they did not fire): members compared on block I/O alone
+  no_block_io,  // reads, but no block I/O: nothing reached a device (page cache, other files)
+};
+
+VerdictStatus verdict_status(const Result& result);
+// "ok", "no_io", "no_requests", "no_block_io": the JSON's verdict.status.
+const char* to_string(VerdictStatus status);
 
 class Engine {
  public:

@@ -3,6 +3,7 @@
 // "iotap.attribution/1", documented in docs/engine.md).
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "iotap/engine.h"
 
@@ -11,9 +12,16 @@ namespace iotap::report {
 inline constexpr const char* kSchema = "iotap.attribution/1";
 
 // Requests, layers, devices, verdict, loss and the remap check; the slowest reads' waterfalls
-// when asked (and kept: Options::slowest).
-std::string text(const engine::Result& result, bool with_waterfalls);
+// when asked (and kept: Options::slowest). When the verdict has no data to stand on
+// (engine::verdict_status), the verdict says so instead, followed by `why` when given (how the
+// program ended, say).
+std::string text(const engine::Result& result, bool with_waterfalls, std::string_view why = {});
 
-nlohmann::ordered_json json(const engine::Result& result);
+// verdict.status is engine::verdict_status's; verdict.reason says what was not seen and `why`
+// (null when the status is "ok").
+nlohmann::ordered_json json(const engine::Result& result, std::string_view why = {});
+
+// One sentence: what a verdict status other than ok means ("no I/O seen: ..."); empty for ok.
+std::string verdict_status_sentence(const engine::Result& result);
 
 }  // namespace iotap::report
