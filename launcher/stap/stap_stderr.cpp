@@ -33,7 +33,10 @@ bool is_runtime_library_without_dwarf(std::string_view line) {
 bool is_known_noise(std::string_view line) {
   return line.starts_with("WARNING: Kernel function symbol table missing") ||
          line.starts_with("Tip: /usr/share/doc/systemtap/README.Debian") ||
-         is_runtime_library_without_dwarf(line);
+         is_runtime_library_without_dwarf(line) ||
+         // stap's tail after the warnings above, which say nothing without them
+         line.starts_with("Number of similar warning messages suppressed: ") ||
+         line.starts_with("Rerun with -v to see them.");
 }
 
 void StapStderr::name_script(std::string copy_path, std::string user_name) {

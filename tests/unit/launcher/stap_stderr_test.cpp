@@ -40,6 +40,20 @@ TEST(StapStderr, KilledTargetReportsLikeAShell) {
 namespace iotap::stap {
 namespace {
 
+// iotap callgraph probes libgcc_s and libstdc++ by their symbol tables (C++ exceptions); stap's
+// warning that they have no DWARF, and its "suppressed" tail, are noise. Other modules' are not.
+TEST(StapStderr, TheCxxRuntimesMissingDwarfIsNoise) {
+  EXPECT_TRUE(is_known_noise(
+      "WARNING: cannot find module /usr/lib/x86_64-linux-gnu/libgcc_s.so.1 debuginfo: No DWARF "
+      "information found [man warning::debuginfo]"));
+  EXPECT_TRUE(is_known_noise(
+      "WARNING: cannot find module /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 debuginfo: No "
+      "DWARF information found [man warning::debuginfo]"));
+  EXPECT_TRUE(is_known_noise("Number of similar warning messages suppressed: 2."));
+  EXPECT_FALSE(is_known_noise(
+      "WARNING: cannot find module /home/me/prog debuginfo: No DWARF information found"));
+}
+
 TEST(StapStderr, ColourEscapesAreDropped) {
   std::string forwarded;
   StapStderr filter([&](std::string_view line) { forwarded += line; });
