@@ -58,3 +58,16 @@ function(iotap_fuzz_target name)
   math(EXPR limit "${IOTAP_FUZZ_SMOKE_SECONDS} * 3 + 60")
   set_tests_properties(${name}_smoke PROPERTIES LABELS "unit;fuzz" TIMEOUT ${limit})
 endfunction()
+
+# iotap_not_sanitized(target...): programs that tests read as files, not run as code under test
+# (tests/unit/usdt's probe programs). Built plain, they stay small (no static ASan runtime: the
+# readers' exhaustive damage tests copy the file thousands of times) and their probe operands
+# stay the ones the tests expect.
+function(iotap_not_sanitized)
+  if(IOTAP_SANITIZE OR IOTAP_FUZZ_ENABLED)
+    foreach(target IN LISTS ARGN)
+      target_compile_options(${target} PRIVATE -fno-sanitize=all)
+      target_link_options(${target} PRIVATE -fno-sanitize=all)
+    endforeach()
+  endif()
+endfunction()

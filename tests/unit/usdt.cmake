@@ -9,6 +9,7 @@ add_executable(usdt_testprog ${usdt_dir}/usdt_testprog.c ${usdt_dir}/usdt_testpr
 target_compile_options(usdt_testprog PRIVATE -O2
   $<$<C_COMPILER_ID:Clang>:-Wno-gnu-zero-variadic-macro-arguments>)
 add_executable(usdt_noprobes ${usdt_dir}/usdt_noprobes.c)
+iotap_not_sanitized(usdt_testprog usdt_noprobes)
 
 add_library(usdt_elf_image STATIC ${usdt_dir}/elf_image.cpp)
 target_link_libraries(usdt_elf_image PUBLIC iotap_usdt)
