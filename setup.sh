@@ -2,15 +2,18 @@
 # Sets a Debian 12 machine up for iotap, builds it, and runs `iotap demo`.
 #   ./setup.sh             install what is missing, build, run the demo
 #   ./setup.sh --no-demo   install and build only (the test command uses this)
+#   ./setup.sh --werror    warnings are errors (IOTAP_WERROR=ON; test.sh and CI use this)
 # Idempotent: packages already installed are left alone; the build is incremental.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 run_demo=1
+cmake_options=()
 for arg in "$@"; do
   case "$arg" in
     --no-demo) run_demo=0 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --werror) cmake_options+=(-DIOTAP_WERROR=ON) ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg' (see ./setup.sh --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,7 +44,9 @@ if ((${#missing[@]})); then
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Without --werror the option is left as build/ has it (off in a new build/), so running
+# ./setup.sh after ./test.sh does not rebuild everything with other flags.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_options[@]}"
 cmake --build build -j"$(nproc)"
 
 if ((run_demo)); then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every iotap test: sets up and builds first (./setup.sh --no-demo), then all CTest labels:
 # unit, golden, stap (compile-only for the guest kernel) and vm (real runs in a qemu guest).
-# Extra arguments go to ctest, e.g. ./test.sh -L unit
+# Warnings are errors here (IOTAP_WERROR, kept in build/ afterwards). Extra arguments go to
+# ctest, e.g. ./test.sh -L unit
 set -euo pipefail
 cd "$(dirname "$0")"
-./setup.sh --no-demo
+./setup.sh --no-demo --werror
 ctest --test-dir build --output-on-failure "$@"

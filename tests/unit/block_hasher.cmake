@@ -22,11 +22,9 @@ add_dependencies(block_hasher_cli_test block_hasher)
 # dtrace -G) and the argument sizes of the signature in probes.d (8: 64-bit unsigned or
 # pointer, -4: int, -8: int64_t). Tapsets read arguments by position, so a reordered or
 # retyped argument fails here.
-if(CMAKE_READELF)
-  set(_bh_readelf "${CMAKE_READELF}")
-else()
-  find_program(_bh_readelf NAMES readelf REQUIRED)
-endif()
+# GNU readelf (binutils): it decodes NT_STAPSDT notes; llvm-readelf, CMAKE_READELF in a clang
+# build, does not.
+find_program(_bh_readelf NAMES readelf REQUIRED)
 set(_bh_arg "[^ \n]+")
 set(_bh_probes
   "run_start|8 8 -4 8 -4"

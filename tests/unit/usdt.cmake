@@ -9,6 +9,7 @@ add_executable(usdt_testprog ${usdt_dir}/usdt_testprog.c ${usdt_dir}/usdt_testpr
 target_compile_options(usdt_testprog PRIVATE -O2
   $<$<C_COMPILER_ID:Clang>:-Wno-gnu-zero-variadic-macro-arguments>)
 add_executable(usdt_noprobes ${usdt_dir}/usdt_noprobes.c)
+iotap_not_sanitized(usdt_testprog usdt_noprobes)
 
 add_library(usdt_elf_image STATIC ${usdt_dir}/elf_image.cpp)
 target_link_libraries(usdt_elf_image PUBLIC iotap_usdt)
@@ -32,23 +33,12 @@ target_link_libraries(usdt_fuzz_regression PRIVATE iotap_usdt usdt_elf_image)
 add_test(NAME usdt_fuzz_regression COMMAND usdt_fuzz_regression ${usdt_dir}/corpus)
 set_tests_properties(usdt_fuzz_regression PROPERTIES LABELS unit TIMEOUT 120)
 
-option(IOTAP_FUZZ "Build libFuzzer targets (needs clang)" OFF)
-if(IOTAP_FUZZ AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-  # The reader's sources are compiled again, instrumented: coverage feedback and ASan bounds
-  # checks have to reach the code under test, not just the harness.
-  get_target_property(usdt_sources iotap_usdt SOURCES)
-  get_target_property(usdt_source_dir iotap_usdt SOURCE_DIR)
-  list(TRANSFORM usdt_sources PREPEND ${usdt_source_dir}/)
-  add_executable(usdt_note_descriptor_fuzz ${usdt_dir}/note_descriptor_fuzz.cpp
-                                           ${usdt_dir}/elf_image.cpp ${usdt_sources})
-  target_include_directories(usdt_note_descriptor_fuzz PRIVATE ${CMAKE_SOURCE_DIR}/launcher)
-  target_link_libraries(usdt_note_descriptor_fuzz PRIVATE PkgConfig::LIBELF)
-  target_compile_options(usdt_note_descriptor_fuzz PRIVATE
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-  target_link_options(usdt_note_descriptor_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
-elseif(IOTAP_FUZZ)
-  message(WARNING "IOTAP_FUZZ needs clang (CC=clang CXX=clang++); building only the replay test")
-endif()
+# The libFuzzer binary and its smoke test (IOTAP_FUZZ, clang; cmake/Sanitizers.cmake).
+iotap_fuzz_target(usdt_note_descriptor_fuzz
+  SOURCES ${usdt_dir}/note_descriptor_fuzz.cpp
+  LIBS iotap_usdt usdt_elf_image
+  CORPUS ${usdt_dir}/corpus
+  NO_REPLAY)
 
 # `iotap probes` end to end, checking exit status and output together.
 iotap_cli_test(usdt_cli_table 0

@@ -23,7 +23,7 @@ TEST(GuestKernel, ModuleLoadOrderPutsDependenciesFirst) {
 
 TEST(GuestKernel, UnknownModuleAndReleaseAreUserErrors) {
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
-  EXPECT_THROW(kernel.module_load_order({"no_such_module"}), UserError);
+  EXPECT_THROW((void)kernel.module_load_order({"no_such_module"}), UserError);
   EXPECT_THROW(GuestKernel::find("0.0.0-none"), UserError);
 }
 
