@@ -44,7 +44,8 @@ void add_target_options(po::options_description& description, TargetOptions& opt
       "stack", po::value(&options.stack_text)->value_name("SPEC"),
       "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")(
       "timeout", po::value(&options.timeout_seconds)->value_name("SECONDS"),
-      "stop the run after SECONDS, as Ctrl-C would (end probes still report)")(
+      "stop the run SECONDS after it starts (with --target vm: after the guest starts, boot and "
+      "stack included), as Ctrl-C would (end probes still report)")(
       "memory", po::value(&options.memory_mib)->value_name("MIB")->default_value(1024),
       "with --target vm: guest memory");
 }
