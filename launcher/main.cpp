@@ -7,6 +7,8 @@
 
 #include "util/error.h"
 #include "util/exit_status.h"
+#include "util/leftovers.h"
+#include "util/stop_signal.h"
 #include "verbs/verbs.h"
 
 namespace {
@@ -31,7 +33,10 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  // Before anything can start a child: a stop signal from here on ends every child and removes
+  // every temp dir (util/stop_signal.h).
+  iotap::install_stop_handlers();
+  const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(stderr);
     return 2;
@@ -49,7 +54,11 @@ int main(int argc, char** argv) {
   for (const auto& verb : iotap::verbs::all()) {
     if (verb.name != args[0]) continue;
     try {
+      iotap::remove_leftovers_and_say();
       return verb.main(std::span(args).subspan(1));
+    } catch (const iotap::Stopped& e) {
+      std::fprintf(stderr, "iotap: %s\n", e.what());
+      return e.exit_status();
     } catch (const iotap::UserError& e) {
       std::fprintf(stderr, "iotap: %s\n", e.what());
       return 2;

@@ -31,6 +31,14 @@ std::string compile_module(const CompileRequest& request) {
   argv.insert(argv.end(), request.script_args.begin(), request.script_args.end());
   SpawnOptions options;
   options.cwd = request.work_dir;
+  // stap's own build dir (and gcc's temp files) go inside iotap's private dir, so that whatever
+  // stops the compile, removing that one dir removes them too.
+  options.extra_env = {"TMPDIR=" + request.work_dir};
+  // stap runs make and gcc: in a group of their own they can be stopped together
+  // (util/stop_signal.h), and a Ctrl-C on the terminal reaches iotap alone.
+  options.new_process_group = true;
+  options.die_with_parent = true;
+  options.activity = "while compiling " + request.script_name + " (nothing ran)";
   const Captured result = capture(argv, options);
   std::string diagnostics;
   StapStderr filter([&](std::string_view line) { diagnostics += line; });

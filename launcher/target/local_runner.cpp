@@ -11,6 +11,7 @@
 
 #include "util/process.h"
 #include "util/quoting.h"
+#include "util/stop_signal.h"
 
 namespace iotap {
 
@@ -48,16 +49,16 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.stderr_fd = err[1];
-  // staprun gets the terminal's Ctrl-C itself; iotap ignores it and waits for staprun.
-  struct sigaction ignore {};
-  struct sigaction previous {};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ignore, &previous);
+  // staprun stops the module after its end probes when it gets SIGINT, SIGTERM or SIGHUP: iotap
+  // passes on the one it got (util/stop_signal.h) and waits for staprun. stapio counts them and
+  // only gives up on the end probes at the third, so the terminal's Ctrl-C reaching both does no
+  // harm.
   const pid_t pid = spawn(argv, options);
   ::close(out[1]);
   ::close(err[1]);
   const auto deadline = std::chrono::steady_clock::now() + run.timeout;
-  std::array<pollfd, 2> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0}};
+  std::array<pollfd, 3> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0},
+                            pollfd{stop_fd(), POLLIN, 0}};
   int open_fds = 2;
   bool stopped = false;
   while (open_fds > 0) {
@@ -69,12 +70,16 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
                  .count()));
     }
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (ready < 0) continue;  // EINTR: a stop signal, seen on its descriptor next time round
     if (ready == 0) {
       ::kill(pid, SIGINT);
       stopped = true;
       continue;
     }
-    for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[2].revents != 0) {
+      if (const int sig = take_stop(); sig != 0) ::kill(pid, sig);
+    }
+    for (size_t i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       std::array<char, 65536> buffer{};
       const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
@@ -88,9 +93,7 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
       }
     }
   }
-  const ExitStatus status = wait_for(pid);
-  ::sigaction(SIGINT, &previous, nullptr);
-  return status.code;
+  return wait_for(pid).code;
 }
 
 }  // namespace iotap

@@ -26,8 +26,8 @@ struct LocalEvents {
 // Empty when this kernel can load SystemTap modules; otherwise why not, and what to do.
 std::string local_kernel_problem();
 
-// Runs staprun and returns its exit status. A Ctrl-C reaches staprun (same process group),
-// which stops the module after its end probes; iotap waits for it.
+// Runs staprun and returns its exit status. A stop signal (Ctrl-C, SIGTERM) is passed on to
+// staprun, which stops the module after its end probes; iotap waits for it.
 int run_local(const LocalRun& run, const LocalEvents& events);
 
 }  // namespace iotap

@@ -15,6 +15,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/stop_signal.h"
 
 namespace iotap {
 namespace {
@@ -59,6 +60,8 @@ namespace {
 
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
   if (argv.empty()) throw std::logic_error("spawn: empty argv");
+  // Nothing new starts once iotap has been asked to stop.
+  throw_if_stopped(options.activity.empty() ? "before running " + argv[0] : options.activity);
   // A close-on-exec pipe tells the parent whether exec succeeded: it reads EOF on success and
   // the child's errno on failure, so "program not found" is an error here, not an exit code.
   std::array<int, 2> error_pipe{};
@@ -111,7 +114,9 @@ Captured capture(const std::vector<std::string>& argv, const SpawnOptions& optio
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   Captured result;
-  std::array<pollfd, 2> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
+  // The third descriptor wakes the loop when iotap is asked to stop (util/stop_signal.h).
+  std::array<pollfd, 3> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0},
+                            pollfd{stop_fd(), POLLIN, 0}};
   std::array<std::string*, 2> sinks{&result.out, &result.err};
   int open_count = 2;
   while (open_count > 0) {
@@ -119,7 +124,22 @@ Captured capture(const std::vector<std::string>& argv, const SpawnOptions& optio
       if (errno == EINTR) continue;
       throw std::system_error(errno, std::generic_category(), "poll");
     }
-    for (size_t i = 0; i < fds.size(); ++i) {
+    if (stop_signal() != 0) {
+      // The child and everything it started go, and are reaped, before the temp dirs they
+      // write into are removed by the unwinding.
+      if (options.new_process_group) {
+        kill_process_group(pid);
+      } else {
+        ::kill(pid, SIGKILL);
+        wait_for(pid);
+      }
+      for (auto& fd : fds) {
+        if (fd.fd >= 0 && fd.fd != stop_fd()) ::close(fd.fd);
+      }
+      throw Stopped(stop_signal(),
+                    options.activity.empty() ? "while running " + argv[0] : options.activity);
+    }
+    for (size_t i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       std::array<char, 65536> buffer{};
       const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());

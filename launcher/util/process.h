@@ -31,16 +31,20 @@ struct SpawnOptions {
   bool new_process_group = false;
   // Killed when iotap dies, even by SIGKILL: a guest never outlives the run that booted it.
   bool die_with_parent = false;
+  // What the child does, for the message when iotap is stopped meanwhile ("while compiling
+  // the script"); empty: "while running PROGRAM".
+  std::string activity;
 };
 
 // Starts argv[0] (searched in PATH) and returns its pid. Throws UserError naming the program
-// when it cannot be started.
+// when it cannot be started, and Stopped when iotap has been asked to stop.
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
 // Waits for a child started by spawn(), retrying on EINTR.
 ExitStatus wait_for(pid_t pid);
 
-// Runs argv to completion with stdout and stderr captured.
+// Runs argv to completion with stdout and stderr captured. A stop signal (util/stop_signal.h)
+// kills the child (its whole group, with new_process_group), reaps it and throws Stopped.
 Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
 // Finds a program in PATH the way execvp would; empty when absent.

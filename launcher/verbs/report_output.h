@@ -12,7 +12,9 @@ class ReportOutput {
   // An empty path means stdout. A path is checked at once, so that a mistyped -o fails before a
   // run of minutes rather than after it; the file itself is only created (or truncated) by the
   // first write, so a run that fails before it has anything to say leaves an old report intact.
-  // Throws UserError when the path cannot be written.
+  // Throws UserError when the path cannot take a report: only a regular file that opens for
+  // writing, a new file in a writable directory, or a stream (a terminal, /dev/null, a pipe such
+  // as /dev/stdout) can; not a directory, a block device, or a file under /proc or /sys.
   explicit ReportOutput(std::string path);
 
   // Writes and flushes: a live report is seen as it is made. Throws UserError if the file

@@ -37,8 +37,11 @@ as function+offset [module], from the target's own /proc/kallsyms (read in the g
 same boot, so KASLR and modules are right). This happens when the script calls backtrace();
 --raw-addresses keeps the numbers.
 
-Ctrl-C stops the run: the script's end probes still run and their output still arrives.
-iotap exits with the -c program's exit status (130 after Ctrl-C).
+Ctrl-C stops the run: once the script runs, its end probes still run and their output still
+arrives; before that (compile, boot, stack building) iotap stops at once and prints nothing.
+iotap exits with the -c program's exit status (128 + the signal when stopped: 130 after
+Ctrl-C, 143 after SIGTERM). --timeout counts from the guest's start, boot and stack included;
+without it, a guest that has not started the run after 300 s is taken for hung.
 
 examples:
   iotap run examples/iotime.stp --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \

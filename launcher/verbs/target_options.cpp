@@ -52,7 +52,8 @@ void add_target_options(po::options_description& description, TargetOptions& opt
           kTimeoutOption,
           [&](uint64_t seconds) { options.timeout_seconds = static_cast<unsigned>(seconds); })
           ->value_name("SECONDS"),
-      "stop the run after SECONDS, as Ctrl-C would (end probes still report)")(
+      "stop the run SECONDS after it starts (with --target vm: after the guest starts, boot and "
+      "stack included), as Ctrl-C would (end probes still report)")(
       "memory",
       positive_number(kMemoryOption,
                       [&](uint64_t mib) { options.memory_mib = static_cast<unsigned>(mib); })

@@ -19,6 +19,7 @@
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/stop_signal.h"
 #include "util/temp_dir.h"
 #include "verbs/program_output.h"
 #include "verbs/traced_program.h"
@@ -88,6 +89,12 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   const std::optional<vm::StackPlan> stack = plan_target_stack(options);
   std::optional<ResolvedCommand> command;
   if (!options.command_line.empty()) command = resolve_command(options.command_line, stack);
+  // What would otherwise fail only after minutes of compiling: TMPDIR, the guest's sockets
+  // and memory.
+  temp_base();
+  if (vm)
+    vm::check_vm_run(options.memory_mib,
+                     command ? std::vector{command->program} : std::vector<std::string>{});
 
   stap::Markers markers;
   if (command) markers.exe = command->program;
@@ -205,6 +212,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
     if (command) run.command = command->argv;
     result.staprun_status =
         run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+    result.interrupted = stop_signal() != 0;
   }
   stderr_filter.flush();
   result.run_seconds = seconds_since(run_start);
@@ -214,7 +222,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   // stapio exits 1 when the -c program failed, and says how it failed: that is the status to
   // pass on. Otherwise a failing staprun is the failure.
   if (result.interrupted) {
-    result.exit_status = 130;
+    result.exit_status = 128 + stop_signal();  // 130 after Ctrl-C, 143 after SIGTERM
   } else if (result.target_exit_status) {
     result.exit_status = *result.target_exit_status;
   } else if (result.staprun_status != 0 && !result.timed_out) {

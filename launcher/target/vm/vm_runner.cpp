@@ -2,20 +2,22 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <array>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "iotap/config.h"
+#include "target/vm/elf_dependencies.h"
 #include "target/vm/guest_channels.h"
 #include "target/vm/initramfs.h"
 #include "target/vm/kernel.h"
@@ -24,6 +26,7 @@
 #include "util/files.h"
 #include "util/process.h"
 #include "util/quoting.h"
+#include "util/stop_signal.h"
 #include "util/temp_dir.h"
 
 namespace iotap::vm {
@@ -37,6 +40,45 @@ constexpr std::array<const char*, 2> kChannelModules{"virtio_pci", "virtio_conso
 
 // A guest that was asked to stop but has not powered off by then is killed.
 constexpr auto kStopGrace = std::chrono::seconds(20);
+
+// A guest that has not started the run by then (boot, modules, stack) is taken for hung and
+// killed, with or without --timeout. Under TCG on a loaded host, boot and stack take 5-30 s.
+constexpr auto kStartDeadline = std::chrono::seconds(300);
+
+// The unix sockets iotap listens on in its temp dir, one per guest channel (qemu_command).
+constexpr std::array<const char*, 3> kSocketNames{"out", "ctl", "err"};
+constexpr const char* kTempPrefix = "iotap-vm";
+
+// Guest memory, measured with this kernel under TCG: the kernel and its tables take about 64 MiB,
+// unpacking the initramfs needs it twice (the archive and the files it holds, until the archive
+// is freed), and the run itself needs some room: 88 MiB fails to unpack a 14 MiB initramfs,
+// 96 MiB boots. kMemoryOverheadMib covers the kernel and a margin for staprun and the program.
+constexpr uint64_t kMemoryOverheadMib = 80;
+// The compiled module is not known before the compile; scripts on the bundled tapsets compile
+// to well under this.
+constexpr uint64_t kModuleAllowanceBytes = 4ULL << 20;
+
+uint64_t memory_needed_mib(uint64_t initrd_bytes) {
+  constexpr uint64_t kMib = 1ULL << 20;
+  return kMemoryOverheadMib + (2 * initrd_bytes + kMib - 1) / kMib;
+}
+
+void check_memory(unsigned memory_mib, uint64_t initrd_bytes, bool estimated) {
+  const uint64_t needed = memory_needed_mib(initrd_bytes);
+  if (memory_mib >= needed) return;
+  throw UserError("--memory " + std::to_string(memory_mib) +
+                  " MiB is too small for the guest: its initramfs is " +
+                  (estimated ? "about " : "") + std::to_string((initrd_bytes + (1 << 19)) >> 20) +
+                  " MiB, and the kernel needs twice that plus " +
+                  std::to_string(kMemoryOverheadMib) + " MiB to unpack it and run; use --memory " +
+                  std::to_string(needed) + " or more");
+}
+
+uint64_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : size;
+}
 
 std::string last_lines(const std::string& path, size_t count) {
   std::ifstream in(path);
@@ -67,36 +109,6 @@ bool kvm_usable() {
   ::close(fd);
   return true;
 }
-
-// Blocks the signals a user stops iotap with, and reads them from a descriptor instead, for as
-// long as the guest runs.
-class SignalReader {
- public:
-  SignalReader() {
-    sigemptyset(&set_);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, sig);
-    ::sigprocmask(SIG_BLOCK, &set_, &previous_);
-    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
-  }
-  ~SignalReader() {
-    if (fd_ >= 0) ::close(fd_);
-    ::sigprocmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  SignalReader(const SignalReader&) = delete;
-  SignalReader& operator=(const SignalReader&) = delete;
-  SignalReader(SignalReader&&) = delete;
-  SignalReader& operator=(SignalReader&&) = delete;
-  [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] bool take() const {
-    signalfd_siginfo info{};
-    return ::read(fd_, &info, sizeof info) == sizeof info;
-  }
-
- private:
-  sigset_t set_{};
-  sigset_t previous_{};
-  int fd_ = -1;
-};
 
 // Splits a byte stream into lines.
 class LineBuffer {
@@ -182,18 +194,53 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
   return argv;
 }
 
-}  // namespace
-
-VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
-  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+std::string find_qemu() {
   const std::string qemu = find_in_path("qemu-system-x86_64");
   if (qemu.empty())
     throw UserError(
         "--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
+  return qemu;
+}
+
+void check_socket_paths() {
+  // The temp dir's name has this length exactly (its pid is this process's); see qemu_command.
+  const std::string dir = TempDir::pattern(kTempPrefix);
+  std::string longest;
+  for (const char* name : kSocketNames) {
+    if (std::strlen(name) > longest.size()) longest = name;
+  }
+  const std::string socket = dir + "/" + longest;
+  constexpr size_t kMaxPath = sizeof(sockaddr_un::sun_path) - 1;
+  if (socket.size() > kMaxPath) {
+    throw UserError("TMPDIR is too long for the guest's sockets: they would be named like '" +
+                    socket + "' (" + std::to_string(socket.size()) +
+                    " bytes), and a unix socket path holds at most " + std::to_string(kMaxPath) +
+                    "; point TMPDIR at a shorter directory (TMPDIR=/tmp)");
+  }
+}
+
+}  // namespace
+
+void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs) {
+  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+  find_qemu();
+  check_socket_paths();
+  uint64_t bytes = file_size_or_zero(base_initramfs(kernel, config::kCacheDir));
+  for (const auto& program : programs) {
+    bytes += file_size_or_zero(program);
+    for (const auto& library : runtime_dependencies(program)) bytes += file_size_or_zero(library);
+  }
+  check_memory(memory_mib, bytes + kModuleAllowanceBytes, true);
+}
+
+VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
+  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+  const std::string qemu = find_qemu();
+  check_socket_paths();
 
   events.status("preparing the guest image");
   const std::string base = base_initramfs(kernel, config::kCacheDir);
-  TempDir dir("iotap-vm");
+  TempDir dir(kTempPrefix);
   {
     InitramfsBuilder image(dir / "run.cpio");
     write_run_files(image, run, kernel);
@@ -201,27 +248,39 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   }
   const std::string initrd = dir / "initrd.cpio";
   concatenate({base, dir / "run.cpio"}, initrd);
+  check_memory(run.memory_mib, file_size_or_zero(initrd), false);
 
   ListeningSocket out(dir / "out");
   ListeningSocket ctl(dir / "ctl");
   ListeningSocket err(dir / "err");
   const int qemu_log =
       ::open((dir / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  SignalReader signals;
   SpawnOptions options;
   options.stdout_fd = qemu_log;
   options.stderr_fd = qemu_log;
   options.new_process_group = true;
   options.die_with_parent = true;
+  options.activity = "before the guest started (nothing ran)";
   events.status("booting the guest");
+  const auto started = Clock::now();
   const pid_t pid = spawn(qemu_command(qemu, kernel, run, dir, initrd), options);
   ::close(qemu_log);
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
 
   VmResult result;
   bool got_exit = false;
-  // --timeout counts from the moment the module runs, not from boot.
+  // --timeout counts from qemu's start: a guest that hangs while booting or building the stack
+  // is stopped by it too. kStartDeadline bounds that part when there is no --timeout.
   std::optional<Clock::time_point> running_since;
+  std::optional<Clock::time_point> run_deadline;
+  if (run.timeout.count() > 0) run_deadline = started + run.timeout;
+  const auto start_deadline = started + kStartDeadline;
+  // What the guest was doing, by its last status line: messages name it.
+  std::string phase = "booting";
+  // Set when the guest is killed before the run started: by a stop signal, or by a deadline.
+  int stopped_by_signal = 0;
+  std::string start_timeout;
+  std::string start_timeout_hint;
   std::string guest_error;
   LineBuffer ctl_lines;
   // The kallsyms block, when asked for, opens the output port; see init.sh.
@@ -246,6 +305,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
         running_since = Clock::now();
         for (const auto& device : result.devices) events.device(device);
       }
+      phase = phrase;
       events.status(phrase);
     } else if (kind == "node") {
       GuestDevice device;
@@ -322,7 +382,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
     }
     const size_t sockets = fds.size();
     if (qemu_running) fds.push_back({pidfd, POLLIN, 0});
-    fds.push_back({signals.fd(), POLLIN, 0});
+    fds.push_back({stop_fd(), POLLIN, 0});
     if (!qemu_running && sockets == 0) break;
 
     int timeout_ms = -1;
@@ -335,15 +395,27 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
       timeout_ms = 0;  // qemu is gone: drain what the sockets still hold, then finish
     } else if (stop_requested) {
       timeout_ms = until(*stop_requested + kStopGrace);
-    } else if (run.timeout.count() > 0 && running_since) {
-      timeout_ms = until(*running_since + run.timeout);
+    } else {
+      std::optional<Clock::time_point> deadline = run_deadline;
+      if (!running_since && (!deadline || start_deadline < *deadline)) deadline = start_deadline;
+      if (deadline) timeout_ms = until(*deadline);
     }
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno != EINTR)
       throw std::system_error(errno, std::generic_category(), "poll");
     if (ready == 0 && !qemu_running) break;
     if (ready == 0) {
-      if (!stop_requested) {
+      if (!stop_requested && !running_since) {
+        // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
+        const bool by_timeout = run_deadline && Clock::now() >= *run_deadline;
+        start_timeout = by_timeout ? "--timeout " + std::to_string(run.timeout.count()) + " s"
+                                   : std::to_string(kStartDeadline.count()) + " s";
+        start_timeout_hint = by_timeout ? "a longer --timeout gives it more time"
+                                        : "it seems hung (see the console lines)";
+        events.status("the guest had not started the run after " + start_timeout +
+                      " (it was at: " + phase + "); killing it");
+        request_stop();
+      } else if (!stop_requested) {
         result.timed_out = true;
         events.status("timed out after " + std::to_string(run.timeout.count()) +
                       " s; stopping the run");
@@ -377,13 +449,21 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
     }
     for (size_t i = sockets; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == signals.fd() && signals.take()) {
+      if (fds[i].fd == stop_fd()) {
+        const int sig = take_stop();
+        if (sig == 0) continue;
         if (stop_requested) {
           events.status("killing the guest");
           ::kill(pid, SIGKILL);
-        } else {
+        } else if (running_since) {
           result.interrupted = true;
           events.status("stopping: the script's end probes run now (Ctrl-C again kills the guest)");
+          request_stop();
+        } else {
+          // Only a module that runs has end probes: say so rather than promise their output.
+          stopped_by_signal = sig;
+          events.status("stopping: the guest was at '" + phase +
+                        "' and nothing has run, so there is no output to wait for");
           request_stop();
         }
       } else if (fds[i].fd == pidfd) {
@@ -394,12 +474,20 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   }
   if (pidfd >= 0) ::close(pidfd);
 
+  if (stopped_by_signal != 0)
+    throw Stopped(stopped_by_signal, "while the guest was at '" + phase + "' (nothing ran)");
+  if (!start_timeout.empty() && !got_exit) {
+    throw UserError("the guest had not started the run after " + start_timeout +
+                    " (it was at: " + phase + "); " + start_timeout_hint +
+                    "\n  last console lines:\n" + last_lines(dir / "console.log", 12));
+  }
+
   if (!guest_error.empty())
     throw UserError("guest: " + guest_error + "\n  last console lines:\n" +
                     last_lines(dir / "console.log", 12));
   stdout_stream.finish();
   if (!got_exit && result.interrupted) {
-    result.exit_status = 130;
+    result.exit_status = 128 + stop_signal();
     return result;
   }
   if (!got_exit) {

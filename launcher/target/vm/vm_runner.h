@@ -21,7 +21,11 @@ struct VmRun {
   std::vector<std::string> programs;  // host programs the guest needs, with their libraries
   unsigned memory_mib = 1024;
   unsigned cpus = 2;
-  std::chrono::seconds timeout{0};  // 0: none; else stop the run (as Ctrl-C would) after it
+  // 0: none. Else the whole guest run, from qemu's start: when it runs out before the module
+  // runs (boot, stack), the guest is killed and the run fails; after, the run is stopped as
+  // Ctrl-C would stop it. Without it, a guest that has not started the run after 300 s is taken
+  // for hung.
+  std::chrono::seconds timeout{0};
   // Send the guest's /proc/kallsyms (text symbols) before the run's output, to name kernel
   // addresses on the host (see symbols/kernel_symbols.h).
   bool kernel_symbols = false;
@@ -59,6 +63,14 @@ struct VmResult {
   std::vector<GuestDevice> devices;
 };
 
+// Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest
+// kernel are installed, the sockets' paths under TMPDIR fit in a unix socket address, and
+// memory_mib holds the initramfs with `programs` (and a compiled module) in it. Throws UserError.
+void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs);
+
+// Boots the guest and runs. A stop signal (util/stop_signal.h) before the module runs kills the
+// guest and throws Stopped; once it runs, the first one stops the run after its end probes
+// (VmResult::interrupted) and a second one kills the guest.
 VmResult run_in_vm(const VmRun& run, const VmEvents& events);
 
 }  // namespace iotap::vm

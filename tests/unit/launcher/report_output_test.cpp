@@ -1,6 +1,7 @@
 #include "verbs/report_output.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -77,6 +78,23 @@ TEST(ReportOutput, AnEmptyWriteLeavesAnEmptyReport) {
 
 TEST(ReportOutput, NoPathIsStdout) {
   EXPECT_EQ(error_of(""), "");
+}
+
+TEST(ReportOutput, AKernelFileThatOpensButTakesNoWritesIsRefused) {
+  // Root opens /proc/version for writing; every write then fails, after the whole run.
+  EXPECT_EQ(error_of("/proc/version"),
+            "cannot write -o '/proc/version': it is a kernel interface file, not a place for a "
+            "report (name a file in a directory you can write to)");
+  EXPECT_NE(error_of("/proc/iotap-report.txt").find("is a kernel interface"), std::string::npos);
+  EXPECT_NE(error_of("/sys/kernel/iotap.txt").find("is a kernel interface"), std::string::npos);
+}
+
+TEST(ReportOutput, StreamsAreAccepted) {
+  EXPECT_EQ(error_of("/dev/null"), "");
+  const TempDir dir("iotap-output-test");
+  const std::string fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of(fifo), "");  // checked without opening: that would wait for a reader
 }
 
 }  // namespace

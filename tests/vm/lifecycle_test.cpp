@@ -1,0 +1,191 @@
+// Stopping iotap at each phase (compile, boot, stack building) with real processes: the exit
+// status says which signal, no child is left running, nothing is left in TMPDIR.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "iotap_cli.h"
+#include "util/temp_dir.h"
+
+namespace iotap::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct ProcInfo {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  pid_t pgid = 0;
+  std::string comm;
+};
+
+std::vector<ProcInfo> live_processes() {
+  std::vector<ProcInfo> all;
+  DIR* proc = ::opendir("/proc");
+  while (const dirent* entry = ::readdir(proc)) {
+    const pid_t pid = std::atoi(entry->d_name);
+    if (pid <= 0) continue;
+    std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat_file, line)) continue;
+    const size_t open = line.find('(');
+    const size_t close = line.rfind(')');
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    ProcInfo info{pid, 0, 0, line.substr(open + 1, close - open - 1)};
+    rest >> state >> info.ppid >> info.pgid;
+    if (state != 'Z') all.push_back(info);
+  }
+  ::closedir(proc);
+  return all;
+}
+
+class Lifecycle : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(tmp_.path()))
+      left.push_back(entry.path().filename().string());
+    EXPECT_TRUE(left.empty()) << "left behind in TMPDIR: " << (left.empty() ? "" : left[0]);
+  }
+
+  // Starts iotap with stderr on a pipe read by wait_for_stderr().
+  pid_t start(const std::vector<std::string>& args) {
+    std::array<int, 2> err{};
+    EXPECT_EQ(::pipe2(err.data(), O_CLOEXEC), 0);
+    SpawnOptions options;
+    options.stderr_fd = err[1];
+    options.extra_env = {"TMPDIR=" + tmp_.path()};
+    std::vector<std::string> argv{IOTAP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = spawn(argv, options);
+    ::close(err[1]);
+    err_fd_ = err[0];
+    return pid;
+  }
+  // Reads iotap's stderr until it holds `text`; false if iotap ended first.
+  bool wait_for_stderr(const std::string& text) {
+    std::array<char, 4096> buffer{};
+    while (err_.find(text) == std::string::npos) {
+      const ssize_t n = ::read(err_fd_, buffer.data(), buffer.size());
+      if (n <= 0) return false;
+      err_.append(buffer.data(), static_cast<size_t>(n));
+    }
+    return true;
+  }
+  ExitStatus finish(pid_t pid) {
+    wait_for_stderr("\x01never");  // to the end
+    ::close(err_fd_);
+    return wait_for(pid);
+  }
+
+  TempDir tmp_{"iotap-lifecycle-test"};
+  int err_fd_ = -1;
+  std::string err_;
+};
+
+// A script stap has never seen, so that the compile is a real one (and a slow one).
+std::string fresh_script(const std::string& dir) {
+  std::random_device random;
+  const std::string path = dir + "/fresh.stp";
+  std::ofstream(path) << "probe begin { printf(\"%d\\n\", " << random() << random()
+                      << "); exit() }\n";
+  return path;
+}
+
+class CompileStop : public Lifecycle, public ::testing::WithParamInterface<int> {};
+
+TEST_P(CompileStop, KillsStapWithItsChildrenRemovesTheTempDirAndExits128PlusTheSignal) {
+  const int sig = GetParam();
+  const TempDir scripts("iotap-lifecycle-scripts");
+  const pid_t pid = start({"run", fresh_script(scripts.path()), "--target", "vm"});
+  // Waits, polling /proc, until stap runs under iotap and has started make (which runs gcc):
+  // the compile is well under way.
+  pid_t stap = 0;
+  const auto give_up = Clock::now() + std::chrono::minutes(5);
+  while (Clock::now() < give_up) {
+    const auto all = live_processes();
+    for (const auto& p : all) {
+      if (p.ppid == pid && p.comm == "stap") stap = p.pid;
+    }
+    bool building = false;  // make runs in stap's group: pass 4, gcc's turn
+    for (const auto& p : all) building |= stap != 0 && p.pgid == stap && p.comm == "make";
+    if (building) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_NE(stap, 0) << "stap never started";
+  bool run_dir = false;
+  for (const auto& entry : fs::directory_iterator(tmp_.path()))
+    run_dir |= entry.path().filename().string().starts_with("iotap-run." + std::to_string(pid));
+  EXPECT_TRUE(run_dir) << "the compile's temp dir is named after iotap's pid";
+
+  ::kill(pid, sig);
+  const ExitStatus status = finish(pid);
+  EXPECT_FALSE(status.signaled);
+  EXPECT_EQ(status.code, 128 + sig) << err_;
+  EXPECT_NE(err_.find(std::string("iotap: stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                      " while compiling"),
+            std::string::npos)
+      << err_;
+  // stap's group (stap, make, gcc...) was killed and reaped before iotap exited.
+  for (const auto& p : live_processes())
+    EXPECT_NE(p.pgid, stap) << "left running: " << p.pid << " " << p.comm;
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, CompileStop, ::testing::Values(SIGTERM, SIGINT),
+                         [](const auto& info) {
+                           return info.param == SIGINT ? "SIGINT" : "SIGTERM";
+                         });
+
+TEST_F(Lifecycle, CtrlCBeforeTheRunStartsPromisesNoEndProbeOutput) {
+  // A member that delays every I/O by 10 minutes: mdadm waits, and the guest stays at
+  // "building stack" for as long as the test needs.
+  const pid_t pid = start({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "--stack",
+                           "raid0(ram, delay(ram, 600s))"});
+  ASSERT_TRUE(wait_for_stderr("building stack\n")) << err_;
+  ::kill(pid, SIGINT);
+  const ExitStatus status = finish(pid);
+  EXPECT_EQ(status.code, 130) << err_;
+  EXPECT_EQ(err_.find("end probes run now"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("stopping: the guest was at 'building stack' and nothing has run, so there "
+                      "is no output to wait for\n"),
+            std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find("iotap: stopped by SIGINT while the guest was at 'building stack' "
+                      "(nothing ran)\n"),
+            std::string::npos)
+      << err_;
+}
+
+TEST_F(Lifecycle, TimeoutCoversAStackThatTakesForeverToBuild) {
+  // mdadm writes its superblocks through a member that delays every I/O by 10 minutes: the
+  // stack never gets built. --timeout counts from qemu's start, so the run still ends.
+  const auto begin = Clock::now();
+  const Captured run = run_iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm",
+                                  "--stack", "raid0(ram, delay(ram, 600s))", "--timeout", "40"},
+                                 tmp_.path());
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - begin).count();
+  EXPECT_EQ(run.status.code, 2) << run.err;
+  EXPECT_NE(run.err.find("iotap: the guest had not started the run after --timeout 40 s (it was "
+                         "at: "),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out.find("started"), std::string::npos) << run.out;
+  EXPECT_LT(seconds, 600) << "the guest was waited for well past --timeout";
+}
+
+}  // namespace
+}  // namespace iotap::test
