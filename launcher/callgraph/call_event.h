@@ -1,8 +1,8 @@
 #pragma once
 // One line of examples/callgraph.stp's output as a plain struct. The script prints
 //   cg <TAB> >|<|! <TAB> ns <TAB> pid <TAB> tid <TAB> u|k <TAB> function <TAB> detail
-// tab-separated because a function's arguments ($$parms) hold spaces. "!" is a call an
-// exception unwound: it never returns.
+// tab-separated because a function's arguments ($$parms) hold spaces. "!" says that an
+// exception unwound the thread's innermost calls (function "unwound", detail "frames=N").
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,9 +1,15 @@
 #include "callgraph/call_tree.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace iotap::callgraph {
 namespace {
+
+bool parse_number(std::string_view text, size_t& out) {
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+}
 
 // Joins one thread's time-ordered events. `open` holds the calls not yet returned, outermost
 // first; each is the last element of its parent's `calls`, so no later push_back moves it.
@@ -18,22 +24,31 @@ void join_thread(const std::vector<CallEvent>& events, ThreadCalls& thread, Call
       open.push_back(&siblings.back());
       continue;
     }
-    const bool unwound = event.direction == Direction::kUnwound;
-    if (!unwound) ++graph.returns;
+    if (event.direction == Direction::kUnwound) {
+      // An exception unwound the thread's innermost N calls (traced or not: with a trigger
+      // the ones outside it were never open here).
+      size_t frames = 0;
+      if (event.detail.starts_with("frames=")) parse_number(event.detail.substr(7), frames);
+      for (; frames > 0 && !open.empty(); --frames, open.pop_back()) {
+        open.back()->return_ns = event.ns;
+        open.back()->unwound = true;
+        ++graph.unwound_calls;
+      }
+      continue;
+    }
+    ++graph.returns;
     // The innermost open call of this function: calls above it never returned (a longjmp, an
     // exception, a lost event) and stay unfinished.
     const auto match = std::find_if(open.rbegin(), open.rend(), [&](const Call* call) {
       return call->function == event.function && call->side == event.side;
     });
     if (match == open.rend()) {
-      if (!unwound) ++graph.unmatched_returns;
+      ++graph.unmatched_returns;
       continue;
     }
     Call& call = **match;
     call.return_ns = event.ns;
     call.return_value = event.detail;
-    call.unwound = unwound;
-    if (unwound) ++graph.unwound_calls;
     open.erase(std::next(match).base(), open.end());
   }
 }

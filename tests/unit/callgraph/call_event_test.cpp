@@ -32,10 +32,10 @@ TEST(CallEvent, ReadsAKernelReturnWithAnEmptyOrTabbedDetail) {
 }
 
 TEST(CallEvent, ReadsACallAnExceptionUnwound) {
-  const auto event = parse_call_event("cg\t!\t10\t1\t2\tu\tparse_one\t");
+  const auto event = parse_call_event("cg\t!\t10\t1\t2\tu\tunwound\tframes=2");
   ASSERT_TRUE(event);
   EXPECT_EQ(event->direction, Direction::kUnwound);
-  EXPECT_EQ(event->function, "parse_one");
+  EXPECT_EQ(event->detail, "frames=2");
 }
 
 TEST(CallEvent, LeavesTheProgramsOwnOutputAlone) {

@@ -41,44 +41,50 @@ TEST(CallTree, NestsCallsAndKeepsArgumentsAndReturnValues) {
   EXPECT_EQ(graph.unfinished_calls, 0U);
 }
 
-CallEvent unwound(uint64_t ns, int tid, const std::string& function) {
-  return {Direction::kUnwound, ns, 1, tid, Side::kUser, function, ""};
+CallEvent unwound(uint64_t ns, int tid, size_t frames) {
+  return {
+      Direction::kUnwound, ns, 1, tid, Side::kUser, "unwound", "frames=" + std::to_string(frames)};
 }
 
-// What examples/callgraph.stp prints when parse_one throws, parse_all's destructor runs and run
-// catches: the unwound calls end where they were seen to be gone, and the calls after the catch
-// are run's, not parse_all's.
+// What examples/callgraph.stp prints when parse_one throws, parse_all's destructor runs while
+// unwinding and run catches: at the catch, "two frames unwound". The unwound calls end there,
+// and the calls after the catch are run's, not parse_all's.
 TEST(CallTree, CallsAnExceptionUnwoundEndThereAndAreNeitherReturnsNorUnfinished) {
   CallTreeBuilder builder;
   builder.add(entry(100, 1, "run"));
   builder.add(entry(110, 1, "parse_all"));
   builder.add(entry(120, 1, "parse_one"));
-  builder.add(unwound(130, 1, "parse_one"));
   builder.add(entry(131, 1, "_M_dispose"));
   builder.add(exit(132, 1, "_M_dispose"));
-  builder.add(unwound(140, 1, "parse_all"));
+  builder.add(unwound(140, 1, 2));
   builder.add(entry(150, 1, "after_the_catch"));
   builder.add(exit(160, 1, "after_the_catch", "return=0x2a"));
   builder.add(exit(170, 1, "run", "return=0x0"));
-  builder.add(unwound(180, 1, "not_open"));  // nothing to close: ignored
+  builder.add(unwound(180, 1, 3));  // more frames than open calls (a trigger): closes what is open
+  builder.add(entry(190, 1, "late"));
+  builder.add(unwound(200, 1, 3));
   const CallGraph graph = builder.build();
   ASSERT_EQ(graph.threads.size(), 1U);
-  const Call& run = graph.threads[0].calls.at(0);
+  const auto& calls = graph.threads[0].calls;
+  ASSERT_EQ(calls.size(), 2U);
+  const Call& run = calls[0];
   ASSERT_EQ(run.calls.size(), 2U);
   const Call& parse_all = run.calls[0];
   EXPECT_TRUE(parse_all.unwound);
   EXPECT_EQ(parse_all.return_ns, 140U);
-  ASSERT_EQ(parse_all.calls.size(), 2U);
-  EXPECT_TRUE(parse_all.calls[0].unwound);
-  EXPECT_EQ(parse_all.calls[0].return_ns, 130U);
-  EXPECT_EQ(parse_all.calls[1].function, "_M_dispose") << "the destructor, in parse_all";
-  EXPECT_FALSE(parse_all.calls[1].unwound);
+  ASSERT_EQ(parse_all.calls.size(), 1U);
+  const Call& parse_one = parse_all.calls[0];
+  EXPECT_TRUE(parse_one.unwound);
+  EXPECT_EQ(parse_one.return_ns, 140U);
+  ASSERT_EQ(parse_one.calls.size(), 1U) << "calls made while unwinding: under the innermost";
+  EXPECT_FALSE(parse_one.calls[0].unwound);
   EXPECT_EQ(run.calls[1].function, "after_the_catch");
   EXPECT_EQ(run.return_value, "return=0x0");
   EXPECT_FALSE(run.unwound);
-  EXPECT_EQ(graph.entries, 5U);
+  EXPECT_TRUE(calls[1].unwound);
+  EXPECT_EQ(graph.entries, 6U);
   EXPECT_EQ(graph.returns, 3U);
-  EXPECT_EQ(graph.unwound_calls, 2U);
+  EXPECT_EQ(graph.unwound_calls, 3U);
   EXPECT_EQ(graph.unfinished_calls, 0U);
   EXPECT_EQ(graph.unmatched_returns, 0U);
 }
