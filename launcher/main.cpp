@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   // Before anything can start a child: a stop signal from here on ends every child and removes
   // every temp dir (util/stop_signal.h).
   iotap::install_stop_handlers();
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(stderr);
     return 2;
