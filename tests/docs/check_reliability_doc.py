@@ -31,7 +31,8 @@ def cli_expectations(ctest, build_dir):
                 for key in ("EXPECT_EXIT", "EXPECT_REGEX"):
                     if word.startswith("-D" + key + "="):
                         expectation[key] = word[len(key) + 3:]
-        tests[test["name"]] = expectation
+        # gtest_discover_tests names a parameterised case "Suite.Case/Param  # GetParam() = ...".
+        tests[test["name"].split("  #")[0]] = expectation
     return tests
 
 
