@@ -9,7 +9,6 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -40,14 +39,20 @@ std::optional<pid_t> owner_pid(std::string_view name) {
   return std::nullopt;
 }
 
-// A live iotap process has this pid. /proc/PID/comm is readable for every process, unlike
-// /proc/PID/exe; a pid reused by some other program does not count.
+// A live iotap process has this pid. /proc/PID/stat is readable for every process, unlike
+// /proc/PID/exe; a pid reused by some other program does not count, nor does a zombie (a run
+// killed a moment ago whose parent has not reaped it yet: it holds nothing any more).
 bool live_iotap(pid_t pid) {
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  if (!std::getline(comm, name)) return false;  // gone meanwhile
-  return name == "iotap";
+  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat_file, line)) return false;  // no such process
+  // "PID (COMM) STATE ...": COMM may hold spaces and parentheses; it ends at the last ')'.
+  const size_t open = line.find('(');
+  const size_t close = line.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 2 >= line.size())
+    return false;
+  const char state = line[close + 2];
+  return line.substr(open + 1, close - open - 1) == "iotap" && state != 'Z' && state != 'X';
 }
 
 uint64_t disk_usage(const fs::path& dir) {
