@@ -27,7 +27,7 @@ endif()
 # How long each fuzz target's smoke test fuzzes; the 10-minute runs of docs/fuzzing.md are by hand.
 set(IOTAP_FUZZ_SMOKE_SECONDS 30 CACHE STRING "Seconds of fuzzing in each <target>_smoke test")
 
-# iotap_fuzz_target(NAME SOURCES harness... LIBS lib... CORPUS dir [NO_REPLAY]): a harness
+# iotap_fuzz_target(NAME SOURCES harness... LIBS lib... CORPUS dir): a harness
 # defining LLVMFuzzerTestOneInput, and its seeds. It makes
 #  - NAME_replay, in every build (label unit): the seeds and deterministic mutations of them
 #    through the harness without libFuzzer (tests/fuzz/replay_main.cpp), so whatever the corpus
@@ -36,13 +36,11 @@ set(IOTAP_FUZZ_SMOKE_SECONDS 30 CACHE STRING "Seconds of fuzzing in each <target
 #    IOTAP_FUZZ_SMOKE_SECONDS of fuzzing from the seeds. New inputs go to build/fuzz/NAME/corpus,
 #    crashes to build/fuzz/NAME/crashes; the source tree's seeds are only read.
 function(iotap_fuzz_target name)
-  cmake_parse_arguments(arg "NO_REPLAY" "CORPUS" "SOURCES;LIBS" ${ARGN})
-  if(NOT arg_NO_REPLAY)
-    add_executable(${name}_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/replay_main.cpp ${arg_SOURCES})
-    target_link_libraries(${name}_replay PRIVATE ${arg_LIBS})
-    add_test(NAME ${name}_replay COMMAND ${name}_replay ${arg_CORPUS})
-    set_tests_properties(${name}_replay PROPERTIES LABELS unit TIMEOUT 120)
-  endif()
+  cmake_parse_arguments(arg "" "CORPUS" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name}_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/replay_main.cpp ${arg_SOURCES})
+  target_link_libraries(${name}_replay PRIVATE ${arg_LIBS})
+  add_test(NAME ${name}_replay COMMAND ${name}_replay ${arg_CORPUS})
+  set_tests_properties(${name}_replay PROPERTIES LABELS unit TIMEOUT 120)
   if(NOT IOTAP_FUZZ_ENABLED)
     return()
   endif()

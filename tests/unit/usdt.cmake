@@ -26,19 +26,12 @@ target_compile_definitions(usdt_test PRIVATE
   USDT_TEXT_FILE="${usdt_dir}/usdt_noprobes.c")
 add_dependencies(usdt_test usdt_testprog usdt_noprobes)
 
-# The fuzz target's inputs replayed without libFuzzer, so every build keeps its findings.
-add_executable(usdt_fuzz_regression ${usdt_dir}/fuzz_regression_main.cpp
-                                    ${usdt_dir}/note_descriptor_fuzz.cpp)
-target_link_libraries(usdt_fuzz_regression PRIVATE iotap_usdt usdt_elf_image)
-add_test(NAME usdt_fuzz_regression COMMAND usdt_fuzz_regression ${usdt_dir}/corpus)
-set_tests_properties(usdt_fuzz_regression PROPERTIES LABELS unit TIMEOUT 120)
-
-# The libFuzzer binary and its smoke test (IOTAP_FUZZ, clang; cmake/Sanitizers.cmake).
+# The libFuzzer binary and its smoke test (IOTAP_FUZZ, clang; cmake/Sanitizers.cmake), and in
+# every build usdt_note_descriptor_fuzz_replay: the corpus replayed without libFuzzer.
 iotap_fuzz_target(usdt_note_descriptor_fuzz
   SOURCES ${usdt_dir}/note_descriptor_fuzz.cpp
   LIBS iotap_usdt usdt_elf_image
-  CORPUS ${usdt_dir}/corpus
-  NO_REPLAY)
+  CORPUS ${usdt_dir}/corpus)
 
 # `iotap probes` end to end, checking exit status and output together.
 iotap_cli_test(usdt_cli_table 0
