@@ -229,8 +229,14 @@ TEST_F(CallgraphTest, AProgramThatThrowsAndCatchesExitsAsItDoesUntraced) {
       run_iotap({"callgraph", "--target", "vm", "--json", "-c", THROWS_AND_CATCHES}, tmp_.path());
   EXPECT_EQ(run.status.code, untraced.status.code) << run.err;
   EXPECT_EQ(run.err.find("terminate called"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find(untraced.out), std::string::npos)
-      << "the program's own output: " << run.err;
+  // The program's output, line for line, on stderr with its name before each line (every
+  // verb's rule for the traced program's output).
+  std::string prefixed;
+  for (size_t start = 0, end; (end = untraced.out.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    prefixed += "[throws_and_catches] " + untraced.out.substr(start, end + 1 - start);
+  }
+  EXPECT_NE(run.err.find(prefixed), std::string::npos) << "the program's own output: " << run.err;
   const json tree = json::parse(run.out);
   EXPECT_EQ(tree["exit_status"], untraced.status.code);
   EXPECT_EQ(tree["unwound_calls"], 2) << "the second parse_one and parse_all";
