@@ -1,24 +1,17 @@
 #include "callgraph/module_functions.h"
 
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <memory>
 #include <set>
 
+#include "callgraph/elf_functions.h"
 #include "util/error.h"
 
 namespace iotap::callgraph {
 namespace {
-
-struct ElfEnd {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
-using ElfHandle = std::unique_ptr<Elf, ElfEnd>;
 
 // Module names treat '-' and '_' alike (dm-mod.ko is loaded as dm_mod).
 std::string canonical(std::string name) {
@@ -43,29 +36,9 @@ std::filesystem::path find_module_file(const std::string& kernel_release,
 std::set<std::string> text_symbols(const std::filesystem::path& file) {
   if (elf_version(EV_CURRENT) == EV_NONE)
     throw UserError("libelf does not support this ELF version (reinstall libelf)");
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw UserError("--kernel: cannot open " + file.string());
-  std::set<std::string> names;
-  {
-    const ElfHandle elf(elf_begin(fd, ELF_C_READ, nullptr));
-    for (Elf_Scn* scn = elf ? elf_nextscn(elf.get(), nullptr) : nullptr; scn != nullptr;
-         scn = elf_nextscn(elf.get(), scn)) {
-      GElf_Shdr header;
-      if (gelf_getshdr(scn, &header) == nullptr || header.sh_type != SHT_SYMTAB) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      const size_t count = header.sh_entsize == 0 ? 0 : header.sh_size / header.sh_entsize;
-      for (size_t i = 0; data != nullptr && i < count; ++i) {
-        GElf_Sym symbol;
-        if (gelf_getsym(data, static_cast<int>(i), &symbol) == nullptr ||
-            GELF_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_shndx == SHN_UNDEF)
-          continue;
-        const char* name = elf_strptr(elf.get(), header.sh_link, symbol.st_name);
-        if (name != nullptr && *name != '\0') names.insert(name);
-      }
-    }
-  }
-  ::close(fd);
-  return names;
+  auto names = defined_function_names(file.string(), SymbolTables::kSymtabOnly);
+  if (!names) throw UserError("--kernel: cannot open " + file.string());
+  return std::move(*names);
 }
 
 }  // namespace
