@@ -82,7 +82,9 @@ TEST(ExceptionProbes, FoundInTheLibrariesThatDefineThem) {
   EXPECT_EQ(points.catch_point.find("block_hasher"), std::string::npos)
       << "block_hasher only calls it";
   const auto none = exception_probe_points({BLOCK_HASHER});
-  if (!kProgramInterceptsTheUnwinder) EXPECT_EQ(none.unwind, "");
+  if (!kProgramInterceptsTheUnwinder) {
+    EXPECT_EQ(none.unwind, "");
+  }
   EXPECT_EQ(none.catch_point, "");
 }
 
