@@ -3,9 +3,18 @@
 # The guest kernel is a Debian package installed on the host (setup.sh does it): its image
 # from /boot, its modules from /lib/modules, its headers for stap -r. Pick the newest
 # cloud kernel that has all three unless IOTAP_GUEST_KERNEL names one.
+#
+# Both the guest kernel and stap are optional: without either, IOTAP_GUEST_MISSING says what to
+# install, `--target vm` refuses to run with that message, and the stap and vm tiers register
+# one failing test each (tests/CMakeLists.txt) instead of passing with nothing run.
+# IOTAP_GUEST_KERNEL=none builds without a guest even where one is installed.
 set(IOTAP_GUEST_KERNEL "" CACHE STRING
-    "Kernel release booted by --target vm (default: newest installed *-cloud-amd64 with headers)")
-if(NOT IOTAP_GUEST_KERNEL)
+    "Kernel release booted by --target vm (default: newest installed *-cloud-amd64 with headers; none: no guest)")
+set(IOTAP_GUEST_MISSING "")
+if(IOTAP_GUEST_KERNEL STREQUAL "none")
+  set(IOTAP_GUEST_KERNEL "")
+  set(IOTAP_GUEST_MISSING "configured with IOTAP_GUEST_KERNEL=none")
+elseif(NOT IOTAP_GUEST_KERNEL)
   file(GLOB _iotap_images /boot/vmlinuz-*-cloud-amd64)
   list(SORT _iotap_images COMPARE NATURAL ORDER DESCENDING)
   foreach(_image IN LISTS _iotap_images)
@@ -16,17 +25,26 @@ if(NOT IOTAP_GUEST_KERNEL)
     endif()
   endforeach()
 endif()
-if(NOT IOTAP_GUEST_KERNEL)
-  message(FATAL_ERROR "no guest kernel: install linux-image-cloud-amd64 and linux-headers-cloud-amd64 "
-                      "(./setup.sh does), or set -DIOTAP_GUEST_KERNEL=<release>")
+if(NOT IOTAP_GUEST_KERNEL AND NOT IOTAP_GUEST_MISSING)
+  set(IOTAP_GUEST_MISSING "no guest kernel: install linux-image-cloud-amd64 and "
+                          "linux-headers-cloud-amd64 (./setup.sh does), or set -DIOTAP_GUEST_KERNEL=<release>")
 endif()
-message(STATUS "iotap guest kernel: ${IOTAP_GUEST_KERNEL}")
 
 find_path(IOTAP_SYSTEM_STAP_RUNTIME stp_task_work.c PATHS /usr/share/systemtap/runtime NO_DEFAULT_PATH
           DOC "SystemTap's runtime sources (package systemtap)")
-if(NOT IOTAP_SYSTEM_STAP_RUNTIME)
-  message(FATAL_ERROR "SystemTap runtime sources not found in /usr/share/systemtap/runtime: install systemtap")
+if(NOT IOTAP_GUEST_MISSING AND (NOT STAP_EXECUTABLE OR NOT IOTAP_SYSTEM_STAP_RUNTIME))
+  set(IOTAP_GUEST_MISSING "SystemTap not found (stap, /usr/share/systemtap/runtime): install systemtap "
+                          "(./setup.sh does)")
+  set(IOTAP_GUEST_KERNEL "")
 endif()
+if(IOTAP_GUEST_MISSING)
+  string(JOIN "" IOTAP_GUEST_MISSING ${IOTAP_GUEST_MISSING})
+  message(WARNING "building without the guest: ${IOTAP_GUEST_MISSING}. The launcher, the engine and "
+                  "the unit and golden tiers build; --target vm refuses to run, and the stap and vm "
+                  "tiers fail.")
+  return()
+endif()
+message(STATUS "iotap guest kernel: ${IOTAP_GUEST_KERNEL}")
 
 # The runtime stap compiles into every module, adjusted for the guest kernel at build time.
 set(IOTAP_STAP_RUNTIME "${CMAKE_BINARY_DIR}/stap-runtime")

@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "iotap/config.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/exit_status.h"
 #include "util/leftovers.h"
@@ -30,6 +33,21 @@ void print_usage(std::FILE* out) {
   std::fprintf(out, "\n%s", iotap::exit_status::help_text(iotap::exit_status::Verb::kAll).c_str());
 }
 
+// The version, then what this binary runs with: a wrong tapset or guest kernel is the first
+// thing to rule out when a run misbehaves.
+void print_version() {
+  const iotap::DataPaths& paths = iotap::data_paths();
+  const std::string_view kernel = iotap::config::kGuestKernel;
+  std::printf("iotap " IOTAP_VERSION " (%s)\n", paths.installed ? "installed" : "build tree");
+  std::printf("tapsets:      %s\n", paths.tapsets.c_str());
+  std::printf("examples:     %s\n", paths.examples.c_str());
+  std::printf("guest init:   %s\n", paths.guest_init.c_str());
+  std::printf("cache:        %s\n", paths.cache.c_str());
+  std::printf("guest kernel: %s\n",
+              kernel.empty() ? "none (configured without one: --target vm cannot run)"
+                             : std::string(kernel).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,8 +65,8 @@ int main(int argc, char** argv) {
     print_usage(stdout);
     return 0;
   }
-  if (args[0] == "--version") {
-    std::puts("iotap " IOTAP_VERSION);
+  if (args[0] == "--version" || args[0] == "-V") {
+    print_version();
     return 0;
   }
   for (const auto& verb : iotap::verbs::all()) {

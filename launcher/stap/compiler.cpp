@@ -4,6 +4,7 @@
 
 #include "iotap/config.h"
 #include "stap/stap_stderr.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
@@ -15,7 +16,7 @@ std::string script_copy_path(const std::string& work_dir) {
 }
 
 std::vector<std::string> tapset_dirs() {
-  return {config::kTapsetDir, config::kGeneratedTapsetDir};
+  return {data_paths().tapsets, data_paths().generated_tapsets};
 }
 
 std::string compile_module(const CompileRequest& request) {

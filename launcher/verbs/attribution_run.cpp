@@ -8,6 +8,7 @@
 
 #include "iotap/config.h"
 #include "iotap/report.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/exit_status.h"
 #include "verbs/json.h"
@@ -69,7 +70,7 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest) {
     }
   };
   AttributionRun out;
-  out.run = traced_run(std::string(config::kExampleDir) + "/events.stp", options, sinks);
+  out.run = traced_run(data_paths().examples + "/events.stp", options, sinks);
   start_engine(out.run.devices);
   for (const auto& line : early_warnings) engine->note_stap_warning(line);
   out.result = engine->finish();

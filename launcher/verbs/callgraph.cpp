@@ -13,6 +13,7 @@
 #include "callgraph/probe_points.h"
 #include "iotap/config.h"
 #include "target/vm/elf_dependencies.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
@@ -236,9 +237,9 @@ int callgraph(Args args) {
 
   ReportOutput out(options.output_path);
   StreamReader reader(program_output_prefix(selection.program));
-  const TracedRunResult run = run_script(
-      {std::string(config::kExampleDir) + "/callgraph.stp", callgraph::script_arguments(selection)},
-      options, reader);
+  const TracedRunResult run =
+      run_script({data_paths().examples + "/callgraph.stp", callgraph::script_arguments(selection)},
+                 options, reader);
   const callgraph::CallGraph graph = reader.finish();
   if (graph.threads.empty())
     std::fprintf(stderr,

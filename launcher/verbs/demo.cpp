@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "iotap/config.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "verbs/device_table.h"
 #include "verbs/json.h"
@@ -74,7 +75,7 @@ int demo(Args args) {
       "stop the run after SECONDS");
   if (!parse_options(args, visible, kDemoHelp)) return 0;
 
-  const std::string script = std::string(config::kExampleDir) + "/iotime.stp";
+  const std::string script = data_paths().examples + "/iotime.stp";
   std::string output;
   // iotime.stp's tables to stdout; the program's lines to stderr, prefixed
   // (verbs/program_output.h).

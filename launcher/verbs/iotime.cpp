@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "iotap/config.h"
+#include "util/data_paths.h"
 #include "verbs/interval_option.h"
 #include "verbs/interval_verb.h"
 #include "verbs/iotime_report.h"
@@ -76,7 +77,7 @@ int iotime(Args args) {
 
   IntervalVerb verb;
   verb.schema = "iotap.iotime/1";
-  verb.script.path = std::string(config::kExampleDir) + "/iotime.stp";
+  verb.script.path = data_paths().examples + "/iotime.stp";
   if (interval_text) verb.script.args = {std::to_string(parse_interval(*interval_text).count())};
   verb.to_json = iotime_json;
   return run_interval_verb(verb, options);

@@ -4,6 +4,7 @@
 
 #include "iotap/config.h"
 #include "latency/blocked_time.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "verbs/json.h"
 #include "verbs/latency_report.h"
@@ -92,7 +93,7 @@ int latency(Args args) {
     }
     partial_line.erase(0, start);
   };
-  TracedScript script{std::string(config::kExampleDir) + "/latency.stp", {}};
+  TracedScript script{data_paths().examples + "/latency.stp", {}};
   script.kernel_symbols = true;
   const TracedRunResult run = traced_run(script, options, sinks);
   if (!partial_line.empty()) take_line(partial_line);

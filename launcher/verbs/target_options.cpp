@@ -5,6 +5,7 @@
 
 #include "iotap/config.h"
 #include "target/vm/stack_spec.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
@@ -110,7 +111,7 @@ ResolvedCommand resolve_command(const std::string& command_line,
     if (!is_executable_file(name)) throw UserError("-c: '" + name + "' is not an executable file");
     resolved.program = std::filesystem::absolute(name).lexically_normal().string();
   } else {
-    const std::string workload = std::string(config::kWorkloadDir) + "/" + name + "/" + name;
+    const std::string workload = data_paths().workloads + "/" + name + "/" + name;
     resolved.program = is_executable_file(workload) ? workload : find_in_path(name);
     if (resolved.program.empty()) {
       throw UserError("-c: program '" + name +

@@ -2,6 +2,7 @@
 #include <boost/program_options.hpp>
 
 #include "iotap/config.h"
+#include "util/data_paths.h"
 #include "verbs/interval_option.h"
 #include "verbs/interval_verb.h"
 #include "verbs/parse_options.h"
@@ -79,7 +80,7 @@ int top(Args args) {
   IntervalVerb verb;
   verb.schema = "iotap.top/1";
   // "-": no program, no USDT probes to count (top.stp's convention).
-  verb.script = {std::string(config::kExampleDir) + "/top.stp",
+  verb.script = {data_paths().examples + "/top.stp",
                  {std::to_string(interval.count()), program.empty() ? "-" : program}};
   verb.to_json = top_json;
   verb.live_view = true;

@@ -17,6 +17,7 @@
 #include "target/local_runner.h"
 #include "target/vm/kernel_tree.h"
 #include "target/vm/stack_spec.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/stop_signal.h"
@@ -112,7 +113,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
 
   std::string compile_kernel = result.kernel_release;
   if (vm && script.compile_kernel_symbols) {
-    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, config::kCacheDir, [&sinks] {
+    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, data_paths().cache, [&sinks] {
       sinks.status(
           "reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
       vm::VmRun harvest;
@@ -133,7 +134,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
 
   TempDir work("iotap-run");
   const auto compile_start = Clock::now();
-  const std::string runtime_dir = vm ? config::kStapRuntimeDir : "";
+  const std::string runtime_dir = vm ? data_paths().stap_runtime : "";
   const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
   sinks.status("compiling " + std::filesystem::path(script_path).filename().string() +
                " for kernel " + result.kernel_release +

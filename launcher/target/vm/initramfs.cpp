@@ -11,6 +11,7 @@
 
 #include "iotap/config.h"
 #include "target/vm/elf_dependencies.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
@@ -115,7 +116,7 @@ void InitramfsBuilder::add_program(const std::string& host_path) {
 std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_dir) {
   const auto programs = base_programs();
   const auto modules = kernel.module_load_order(stack_module_names());
-  const std::string init = config::kGuestInitScript;
+  const std::string init = data_paths().guest_init;
 
   // The key covers every input by path, size and modification time (the kernel's modules
   // and the tools change only with their packages), plus init's text.

@@ -25,6 +25,12 @@ std::string module_name(const std::string& path) {
 }  // namespace
 
 GuestKernel GuestKernel::find(const std::string& release) {
+  if (release.empty()) {
+    throw UserError(
+        "this iotap was configured without a guest kernel, so --target vm cannot run: install "
+        "linux-image-cloud-amd64 and linux-headers-cloud-amd64, then rebuild (./setup.sh does "
+        "both)");
+  }
   GuestKernel kernel{release, "/boot/vmlinuz-" + release, "/lib/modules/" + release};
   const std::string package = "linux-image-" + release;
   if (::access(kernel.image.c_str(), R_OK) != 0) {

@@ -22,6 +22,7 @@
 #include "target/vm/initramfs.h"
 #include "target/vm/kernel.h"
 #include "target/vm/leading_block.h"
+#include "util/data_paths.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/process.h"
@@ -225,7 +226,7 @@ void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs)
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
   find_qemu();
   check_socket_paths();
-  uint64_t bytes = file_size_or_zero(base_initramfs(kernel, config::kCacheDir));
+  uint64_t bytes = file_size_or_zero(base_initramfs(kernel, data_paths().cache));
   for (const auto& program : programs) {
     bytes += file_size_or_zero(program);
     for (const auto& library : runtime_dependencies(program)) bytes += file_size_or_zero(library);
@@ -239,7 +240,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   check_socket_paths();
 
   events.status("preparing the guest image");
-  const std::string base = base_initramfs(kernel, config::kCacheDir);
+  const std::string base = base_initramfs(kernel, data_paths().cache);
   TempDir dir(kTempPrefix);
   {
     InitramfsBuilder image(dir / "run.cpio");

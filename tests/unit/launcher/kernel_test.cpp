@@ -27,5 +27,19 @@ TEST(GuestKernel, UnknownModuleAndReleaseAreUserErrors) {
   EXPECT_THROW(GuestKernel::find("0.0.0-none"), UserError);
 }
 
+// A build configured without a guest kernel (IOTAP_GUEST_KERNEL=none) has an empty release:
+// --target vm refuses at once, saying what to install.
+TEST(GuestKernel, NoneConfiguredIsAUserErrorSayingWhatToInstall) {
+  try {
+    (void)GuestKernel::find("");
+    FAIL() << "an empty release was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("configured without a guest kernel"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("install linux-image-cloud-amd64"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace iotap::vm

@@ -1,0 +1,15 @@
+# `cmake --install build --prefix PREFIX`: PREFIX/bin/iotap finds everything it reads at run time
+# under PREFIX/share/iotap and PREFIX/libexec/iotap (launcher/util/data_paths.h), and caches in
+# $XDG_CACHE_HOME/iotap.
+set(IOTAP_DATA_DESTINATION share/iotap)
+install(TARGETS iotap RUNTIME DESTINATION bin)
+install(TARGETS block_hasher RUNTIME DESTINATION libexec/iotap/block_hasher)
+install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
+        FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
+install(DIRECTORY "${CMAKE_BINARY_DIR}/tapsets/" DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets-generated
+        OPTIONAL FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
+install(DIRECTORY examples/ DESTINATION ${IOTAP_DATA_DESTINATION}/examples)
+install(FILES launcher/target/vm/guest/init.sh DESTINATION ${IOTAP_DATA_DESTINATION}/guest)
+if(IOTAP_STAP_RUNTIME)
+  install(DIRECTORY "${IOTAP_STAP_RUNTIME}/" DESTINATION ${IOTAP_DATA_DESTINATION}/stap-runtime)
+endif()

@@ -1,0 +1,60 @@
+#include "util/data_paths.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "iotap/config.h"
+
+namespace iotap {
+
+namespace fs = std::filesystem;
+
+DataPaths data_paths_for(const std::string& executable, const std::string& cache_home) {
+  const fs::path prefix = fs::path(executable).parent_path().parent_path();
+  const fs::path share = prefix / "share" / "iotap";
+  std::error_code error;
+  if (!prefix.empty() && fs::is_directory(share / "tapsets", error)) {
+    return {.installed = true,
+            .tapsets = share / "tapsets",
+            .generated_tapsets = share / "tapsets-generated",
+            .examples = share / "examples",
+            .guest_init = share / "guest" / "init.sh",
+            .stap_runtime = share / "stap-runtime",
+            .workloads = prefix / "libexec" / "iotap",
+            .cache = fs::path(cache_home) / "iotap"};
+  }
+  return {.installed = false,
+          .tapsets = config::kTapsetDir,
+          .generated_tapsets = config::kGeneratedTapsetDir,
+          .examples = config::kExampleDir,
+          .guest_init = config::kGuestInitScript,
+          .stap_runtime = config::kStapRuntimeDir,
+          .workloads = config::kWorkloadDir,
+          .cache = config::kCacheDir};
+}
+
+namespace {
+
+std::string running_executable() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? std::string() : self.string();
+}
+
+std::string cache_home() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') return xdg;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.cache";
+  }
+  return "/var/cache";
+}
+
+}  // namespace
+
+const DataPaths& data_paths() {
+  static const DataPaths paths = data_paths_for(running_executable(), cache_home());
+  return paths;
+}
+
+}  // namespace iotap
