@@ -31,14 +31,14 @@ struct ControlLine {
 // Unknown kinds are kUnknown and lines that lack their fields are kMalformed: both are ignored
 // (the lines are ours, but a garbled one is never worth a crash). A malformed number inside
 // MAJ:MIN or MEMBER:OFFSET reads as 0.
-ControlLine parse_control_line(std::string_view line);
+ControlLine parse_control_line(std::string_view text);
 
 // What the guest has said so far, fed its control lines in order.
 class GuestReport {
  public:
   // Parses and applies one line (without its newline) and returns it, for the caller to act on
   // (a status line is a phase to show).
-  ControlLine feed(std::string_view line);
+  ControlLine feed(std::string_view text);
 
   [[nodiscard]] const std::vector<GuestDevice>& devices() const { return devices_; }
   // The last status phrase: what the guest was doing, for messages.

@@ -194,7 +194,7 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
 }
 
 std::string find_qemu() {
-  const std::string qemu = find_in_path("qemu-system-x86_64");
+  std::string qemu = find_in_path("qemu-system-x86_64");
   if (qemu.empty())
     throw UserError(
         "--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
@@ -247,7 +247,7 @@ std::string build_initrd(const VmRun& run, const GuestKernel& kernel, const Temp
     write_run_files(image, run, kernel);
     image.finish();
   }
-  const std::string initrd = dir / "initrd.cpio";
+  std::string initrd = dir / "initrd.cpio";
   concatenate({base, dir / "run.cpio"}, initrd);
   check_memory(run.memory_mib, file_size_or_zero(initrd), false);
   return initrd;
@@ -280,7 +280,7 @@ class GuestSession {
   void on_deadline();
   void on_stop_signal();
   void on_readable(ListeningSocket& socket);
-  void on_control_line(std::string_view line);
+  void on_control_line(std::string_view text);
   void request_stop();
   void send_stop();
   [[nodiscard]] int poll_timeout_ms() const;
