@@ -18,7 +18,7 @@
 # kallsyms_on_each_symbol(), and when that finds nothing it gives up silently (module probes
 # get no registration warning). Since Linux 6.0 kallsyms_on_each_symbol() walks vmlinux only;
 # module symbols are walked by module_kallsyms_on_each_symbol(). So every module probe was
-# dropped: the "kprobe.module(\"raid0\") mystery" in platform-facts. The fix hands a module
+# dropped: the "kprobe.module(\"raid0\") mystery" in docs/toolbox.md. The fix hands a module
 # probe that was not found to register_kprobe() by name ("raid0:raid0_make_request"), which
 # the kernel resolves with kallsyms_lookup_name(), module symbols included.
 #

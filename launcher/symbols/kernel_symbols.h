@@ -2,9 +2,9 @@
 // A kernel's symbol table, read from its /proc/kallsyms, for naming kernel addresses on the host.
 //
 // Why not in the module: without the guest kernel's debuginfo, stap's own symbolization names
-// guest addresses with the *host's* kernel symbols (wrong ones; platform-facts.md). The target's
-// own /proc/kallsyms is right by construction, KASLR included: it is read during the very boot
-// whose addresses the probes report, and it lists the loaded modules' symbols too.
+// guest addresses with the *host's* kernel symbols (wrong ones; docs/toolbox.md, "Kernel symbols").
+// The target's own /proc/kallsyms is right by construction, KASLR included: it is read during the
+// very boot whose addresses the probes report, and it lists the loaded modules' symbols too.
 #include <cstdint>
 #include <optional>
 #include <string>

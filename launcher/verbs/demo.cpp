@@ -1,4 +1,4 @@
-// iotap demo: the incident of product.md, end to end, in a guest: an md raid0 of eight ram
+// iotap demo: the incident of README.md, end to end, in a guest: an md raid0 of eight ram
 // disks, one of them behind dm-delay, read by block_hasher under examples/iotime.stp; the
 // per-device table, and the member it shows to be slow.
 #include <array>

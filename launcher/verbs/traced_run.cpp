@@ -75,78 +75,187 @@ std::function<void(std::string_view)> stderr_status_printer() {
   };
 }
 
-TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
-                           const TracedRunSinks& sinks) {
-  const std::string& script_path = script.path;
+namespace {
+
+// What a run is made of, settled and checked before anything slow.
+struct PreparedRun {
+  bool vm = false;
+  std::optional<vm::StackPlan> stack;
+  std::optional<ResolvedCommand> command;
+  stap::Markers markers;
+  std::string script_text;  // markers substituted
+};
+
+PreparedRun prepare_run(const std::string& script_path, const TargetOptions& options) {
   check_target_options(options);
+  PreparedRun prepared;
   // Missing, unreadable, empty, a directory or a FIFO: said now, before anything slow.
   const std::string script_text = stap::read_script(script_path);
-  const bool vm = options.target == Target::kVm;
-  if (!vm) {
+  prepared.vm = options.target == Target::kVm;
+  if (!prepared.vm) {
     const std::string problem = local_kernel_problem();
     if (!problem.empty()) throw UserError(problem);
   }
 
-  const std::optional<vm::StackPlan> stack = plan_target_stack(options);
-  std::optional<ResolvedCommand> command;
-  if (!options.command_line.empty()) command = resolve_command(options.command_line, stack);
+  prepared.stack = plan_target_stack(options);
+  auto& command = prepared.command;
+  if (!options.command_line.empty())
+    command = resolve_command(options.command_line, prepared.stack);
   // What would otherwise fail only after minutes of compiling: TMPDIR, the guest's sockets
   // and memory.
   temp_base();
-  if (vm)
+  if (prepared.vm)
     vm::check_vm_run(options.memory_mib,
                      command ? std::vector{command->program} : std::vector<std::string>{});
 
-  stap::Markers markers;
-  if (command) markers.exe = command->program;
+  if (command) prepared.markers.exe = command->program;
   if (options.pid) {
-    markers.pid = *options.pid;
-    markers.exe = pid_executable(*options.pid);
+    prepared.markers.pid = *options.pid;
+    prepared.markers.exe = pid_executable(*options.pid);
   }
-
   // A marker without a value (__PID__ without -x) is said before anything slow, too.
-  const std::string prepared = stap::substitute_markers(script_text, markers, script_path);
+  prepared.script_text = stap::substitute_markers(script_text, prepared.markers, script_path);
+  return prepared;
+}
 
-  TracedRunResult result;
-  result.kernel_release = vm ? config::kGuestKernel : running_kernel();
-  if (stack) result.top_device = stack->top_path();
+// The guest kernel's symbol table, read by booting the guest once without a module.
+std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
+  sinks.status(
+      "reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
+  vm::VmRun harvest;
+  harvest.kernel_symbols = true;
+  std::string kallsyms;
+  vm::VmEvents events;
+  events.stdout_data = [](std::string_view) {};
+  events.stderr_data = [](std::string_view) {};
+  events.status = [](std::string_view) {};
+  events.device = [](const vm::GuestDevice&) {};
+  events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
+  vm::run_in_vm(harvest, events);
+  if (kallsyms.empty())
+    throw UserError("the guest did not send its symbol table (see the console lines above)");
+  return kallsyms;
+}
 
+// Compiles the prepared script into a module in `work`; returns the module's path.
+std::string compile_script(const TracedScript& script, const PreparedRun& prepared,
+                           const TempDir& work, TracedRunResult& result,
+                           const TracedRunSinks& sinks) {
   std::string compile_kernel = result.kernel_release;
-  if (vm && script.compile_kernel_symbols) {
-    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, data_paths().cache, [&sinks] {
-      sinks.status(
-          "reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
-      vm::VmRun harvest;
-      harvest.kernel_symbols = true;
-      std::string kallsyms;
-      vm::VmEvents events;
-      events.stdout_data = [](std::string_view) {};
-      events.stderr_data = [](std::string_view) {};
-      events.status = [](std::string_view) {};
-      events.device = [](const vm::GuestDevice&) {};
-      events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
-      vm::run_in_vm(harvest, events);
-      if (kallsyms.empty())
-        throw UserError("the guest did not send its symbol table (see the console lines above)");
-      return kallsyms;
-    });
+  if (prepared.vm && script.compile_kernel_symbols) {
+    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, data_paths().cache,
+                                           [&sinks] { return harvest_guest_kallsyms(sinks); });
   }
-
-  TempDir work("iotap-run");
   const auto compile_start = Clock::now();
-  const std::string runtime_dir = vm ? data_paths().stap_runtime : "";
+  const std::string runtime_dir = prepared.vm ? data_paths().stap_runtime : "";
   const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
-  sinks.status("compiling " + std::filesystem::path(script_path).filename().string() +
+  sinks.status("compiling " + std::filesystem::path(script.path).filename().string() +
                " for kernel " + result.kernel_release +
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  const std::string module = stap::compile_module(
-      {prepared, script_path, compile_kernel, runtime_dir, work.path(), script.args});
+  std::string module = stap::compile_module(
+      {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
   sinks.status(std::string("compiled in ") + took.data() + " s");
+  return module;
+}
+
+// The status line for a phrase the guest sent; at "running", the stack it built first.
+void show_guest_status(std::string_view phrase, const PreparedRun& prepared,
+                       const TracedRunResult& result, const TracedRunSinks& sinks) {
+  if (phrase != "running") {
+    sinks.status(phrase);
+    return;
+  }
+  for (const auto& line : describe_stack(result.devices)) sinks.status(line);
+  if (sinks.stack) sinks.stack(result.devices);
+  if (!prepared.command) {
+    sinks.status(phrase);
+    return;
+  }
+  std::string shown;
+  for (const auto& word : prepared.command->argv) shown += (shown.empty() ? "" : " ") + word;
+  sinks.status("running " + shown);
+}
+
+void run_on_vm(const std::string& module, const TracedScript& script, const TargetOptions& options,
+               const PreparedRun& prepared, stap::StapStderr& stderr_filter,
+               TracedRunResult& result, const TracedRunSinks& sinks) {
+  vm::VmRun run;
+  run.module_path = module;
+  run.kernel_symbols = script.kernel_symbols;
+  run.stack = prepared.stack;
+  run.memory_mib = options.memory_mib;
+  run.timeout = std::chrono::seconds(options.timeout_seconds);
+  if (prepared.command) {
+    run.command = prepared.command->argv;
+    run.programs = {prepared.command->program};
+  }
+  vm::VmEvents events;
+  events.stdout_data = sinks.output;
+  events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
+  events.status = [&](std::string_view phrase) {
+    show_guest_status(phrase, prepared, result, sinks);
+  };
+  events.device = [&](const vm::GuestDevice& device) { result.devices.push_back(device); };
+  events.kernel_symbols = [&](std::string text) {
+    result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
+        symbols::KernelSymbols::parse(std::move(text)));
+    sinks.status("kernel symbol table: " + std::to_string(result.kernel_symbols->size()) +
+                 " functions");
+    if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+  };
+  const vm::VmResult vm_result = run_in_vm(run, events);
+  result.staprun_status = vm_result.exit_status;
+  result.interrupted = vm_result.interrupted;
+  result.timed_out = vm_result.timed_out;
+}
+
+void run_locally(const std::string& module, const TracedScript& script,
+                 const TargetOptions& options, const PreparedRun& prepared,
+                 stap::StapStderr& stderr_filter, TracedRunResult& result,
+                 const TracedRunSinks& sinks) {
+  if (script.kernel_symbols) {
+    result.kernel_symbols = local_kernel_symbols();
+    if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+  }
+  LocalRun run;
+  run.module_path = module;
+  run.pid = options.pid;
+  run.timeout = std::chrono::seconds(options.timeout_seconds);
+  if (prepared.command) run.command = prepared.command->argv;
+  result.staprun_status =
+      run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+  result.interrupted = stop_signal() != 0;
+}
+
+// stapio exits 1 when the -c program failed, and says how it failed: that is the status to
+// pass on. Otherwise a failing staprun is the failure.
+void settle_exit_status(TracedRunResult& result, const TracedRunSinks& sinks) {
+  if (result.interrupted) {
+    result.exit_status = 128 + stop_signal();  // 130 after Ctrl-C, 143 after SIGTERM
+  } else if (result.target_exit_status) {
+    result.exit_status = *result.target_exit_status;
+  } else if (result.staprun_status != 0 && !result.timed_out) {
+    result.exit_status = result.staprun_status;
+    sinks.status("staprun exited with status " + std::to_string(result.staprun_status));
+  }
+}
+
+}  // namespace
+
+TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
+                           const TracedRunSinks& sinks) {
+  const PreparedRun prepared = prepare_run(script.path, options);
+  TracedRunResult result;
+  result.kernel_release = prepared.vm ? config::kGuestKernel : running_kernel();
+  if (prepared.stack) result.top_device = prepared.stack->top_path();
+
+  TempDir work("iotap-run");
+  const std::string module = compile_script(script, prepared, work, result, sinks);
 
   stap::StapStderr stderr_filter(
       [&sinks](std::string_view line) {
@@ -156,80 +265,22 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
           std::fwrite(line.data(), 1, line.size(), stderr);
         }
       },
-      [prefix = program_output_prefix(markers.exe.value_or(""))](std::string_view line) {
+      [prefix = program_output_prefix(prepared.markers.exe.value_or(""))](std::string_view line) {
         print_program_line(prefix, line);  // the program's stderr (verbs/program_output.h)
       });
   // The module's run-time errors name the script as it was compiled.
-  stderr_filter.name_script(stap::script_copy_path(work.path()), script_path);
+  stderr_filter.name_script(stap::script_copy_path(work.path()), script.path);
   const auto run_start = Clock::now();
-  if (vm) {
-    vm::VmRun run;
-    run.module_path = module;
-    run.kernel_symbols = script.kernel_symbols;
-    run.stack = stack;
-    run.memory_mib = options.memory_mib;
-    run.timeout = std::chrono::seconds(options.timeout_seconds);
-    if (command) {
-      run.command = command->argv;
-      run.programs = {command->program};
-    }
-    vm::VmEvents events;
-    events.stdout_data = sinks.output;
-    events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
-    events.status = [&](std::string_view phrase) {
-      if (phrase == "running") {
-        for (const auto& line : describe_stack(result.devices)) sinks.status(line);
-        if (sinks.stack) sinks.stack(result.devices);
-      }
-      if (phrase == "running" && command) {
-        std::string shown;
-        for (const auto& word : command->argv) shown += (shown.empty() ? "" : " ") + word;
-        sinks.status("running " + shown);
-      } else {
-        sinks.status(phrase);
-      }
-    };
-    events.device = [&](const vm::GuestDevice& device) { result.devices.push_back(device); };
-    events.kernel_symbols = [&](std::string text) {
-      result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
-          symbols::KernelSymbols::parse(std::move(text)));
-      sinks.status("kernel symbol table: " + std::to_string(result.kernel_symbols->size()) +
-                   " functions");
-      if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
-    };
-    const vm::VmResult vm_result = run_in_vm(run, events);
-    result.staprun_status = vm_result.exit_status;
-    result.interrupted = vm_result.interrupted;
-    result.timed_out = vm_result.timed_out;
+  if (prepared.vm) {
+    run_on_vm(module, script, options, prepared, stderr_filter, result, sinks);
   } else {
-    if (script.kernel_symbols) {
-      result.kernel_symbols = local_kernel_symbols();
-      if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
-    }
-    LocalRun run;
-    run.module_path = module;
-    run.pid = options.pid;
-    run.timeout = std::chrono::seconds(options.timeout_seconds);
-    if (command) run.command = command->argv;
-    result.staprun_status =
-        run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
-    result.interrupted = stop_signal() != 0;
+    run_locally(module, script, options, prepared, stderr_filter, result, sinks);
   }
   stderr_filter.flush();
   result.run_seconds = seconds_since(run_start);
   result.target_exit_status = stderr_filter.target_exit_status();
   result.program_last_stderr_line = stderr_filter.last_program_line();
-
-  // stapio exits 1 when the -c program failed, and says how it failed: that is the status to
-  // pass on. Otherwise a failing staprun is the failure.
-  if (result.interrupted) {
-    result.exit_status = 128 + stop_signal();  // 130 after Ctrl-C, 143 after SIGTERM
-  } else if (result.target_exit_status) {
-    result.exit_status = *result.target_exit_status;
-  } else if (result.staprun_status != 0 && !result.timed_out) {
-    result.exit_status = result.staprun_status;
-    sinks.status("staprun exited with status " + std::to_string(result.staprun_status));
-  }
+  settle_exit_status(result, sinks);
   return result;
 }
 

@@ -2,6 +2,8 @@
 iotap_unit_test(stack_spec_test
   SOURCES launcher/stack_spec_test.cpp launcher/stack_plan_test.cpp
   LIBS iotap_target)
+# The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
+iotap_unit_test(control_protocol_test SOURCES launcher/control_protocol_test.cpp LIBS iotap_target)
 iotap_unit_test(initramfs_test
   SOURCES launcher/cpio_writer_test.cpp launcher/elf_dependencies_test.cpp launcher/kernel_test.cpp
   LIBS iotap_target)

@@ -7,16 +7,15 @@
 #include <unistd.h>
 
 #include <array>
-#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "iotap/config.h"
+#include "target/vm/control_protocol.h"
 #include "target/vm/elf_dependencies.h"
 #include "target/vm/guest_channels.h"
 #include "target/vm/initramfs.h"
@@ -196,7 +195,7 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
 }
 
 std::string find_qemu() {
-  const std::string qemu = find_in_path("qemu-system-x86_64");
+  std::string qemu = find_in_path("qemu-system-x86_64");
   if (qemu.empty())
     throw UserError(
         "--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
@@ -234,273 +233,304 @@ void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs)
   check_memory(memory_mib, bytes + kModuleAllowanceBytes, true);
 }
 
-VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
-  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
-  const std::string qemu = find_qemu();
-  check_socket_paths();
+namespace {
 
-  events.status("preparing the guest image");
+std::string console_tail(const TempDir& dir) {
+  return "\n  last console lines:\n" + last_lines(dir / "console.log", 12);
+}
+
+// The guest image for this run: the cached base (kernel modules, busybox, staprun) and the
+// run's own files, concatenated as the kernel accepts them.
+std::string build_initrd(const VmRun& run, const GuestKernel& kernel, const TempDir& dir) {
   const std::string base = base_initramfs(kernel, data_paths().cache);
-  TempDir dir(kTempPrefix);
   {
     InitramfsBuilder image(dir / "run.cpio");
     write_run_files(image, run, kernel);
     image.finish();
   }
-  const std::string initrd = dir / "initrd.cpio";
+  std::string initrd = dir / "initrd.cpio";
   concatenate({base, dir / "run.cpio"}, initrd);
   check_memory(run.memory_mib, file_size_or_zero(initrd), false);
+  return initrd;
+}
 
-  ListeningSocket out(dir / "out");
-  ListeningSocket ctl(dir / "ctl");
-  ListeningSocket err(dir / "err");
+int milliseconds_until(Clock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::max<int64_t>(left, 0));
+}
+
+// One booted guest, from qemu's start until it has exited and its channels are drained: the
+// channels' bytes, the control lines, the deadlines and the stop signals.
+class GuestSession {
+ public:
+  GuestSession(const VmRun& run, const VmEvents& events, const TempDir& dir);
+  ~GuestSession();
+  GuestSession(const GuestSession&) = delete;
+  GuestSession& operator=(const GuestSession&) = delete;
+  GuestSession(GuestSession&&) = delete;
+  GuestSession& operator=(GuestSession&&) = delete;
+
+  void start(const std::vector<std::string>& qemu_argv);
+  // Serves the channels until qemu has exited and nothing is left to read.
+  void serve();
+  // The run's result, or the error that ended it.
+  VmResult finish();
+
+ private:
+  void on_deadline();
+  void on_stop_signal();
+  void on_readable(ListeningSocket& socket);
+  void on_control_line(std::string_view text);
+  void request_stop();
+  void send_stop();
+  [[nodiscard]] int poll_timeout_ms() const;
+
+  const VmRun& run_;
+  const VmEvents& events_;
+  const TempDir& dir_;
+  ListeningSocket out_;
+  ListeningSocket ctl_;
+  ListeningSocket err_;
+  // The kallsyms block, when asked for, opens the output port; see init.sh.
+  LeadingBlock stdout_stream_;
+  LineBuffer ctl_lines_;
+  GuestReport report_;
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+  bool qemu_running_ = false;
+  ExitStatus qemu_status_;
+  // --timeout counts from qemu's start: a guest that hangs while booting or building the stack
+  // is stopped by it too. kStartDeadline bounds that part when there is no --timeout.
+  Clock::time_point start_deadline_;
+  std::optional<Clock::time_point> run_deadline_;
+  std::optional<Clock::time_point> running_since_;
+  std::optional<Clock::time_point> stop_requested_;
+  bool interrupted_ = false;
+  bool timed_out_ = false;
+  // Set when the guest is killed before the run started: by a stop signal, or by a deadline.
+  int stopped_by_signal_ = 0;
+  std::string start_timeout_;
+  std::string start_timeout_hint_;
+};
+
+GuestSession::GuestSession(const VmRun& run, const VmEvents& events, const TempDir& dir)
+    : run_(run),
+      events_(events),
+      dir_(dir),
+      out_(dir / "out"),
+      ctl_(dir / "ctl"),
+      err_(dir / "err"),
+      stdout_stream_(
+          run.kernel_symbols ? "iotap-kallsyms" : "",
+          [this](std::string text) {
+            if (events_.kernel_symbols) events_.kernel_symbols(std::move(text));
+            // Without a module the guest waits for this before powering off.
+            if (run_.module_path.empty()) send_stop();
+          },
+          events.stdout_data) {}
+
+GuestSession::~GuestSession() {
+  if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+void GuestSession::start(const std::vector<std::string>& qemu_argv) {
   const int qemu_log =
-      ::open((dir / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      ::open((dir_ / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   SpawnOptions options;
   options.stdout_fd = qemu_log;
   options.stderr_fd = qemu_log;
   options.new_process_group = true;
   options.die_with_parent = true;
   options.activity = "before the guest started (nothing ran)";
-  events.status("booting the guest");
+  events_.status("booting the guest");
   const auto started = Clock::now();
-  const pid_t pid = spawn(qemu_command(qemu, kernel, run, dir, initrd), options);
+  if (run_.timeout.count() > 0) run_deadline_ = started + run_.timeout;
+  start_deadline_ = started + kStartDeadline;
+  pid_ = spawn(qemu_argv, options);
+  qemu_running_ = true;
   ::close(qemu_log);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+}
 
-  VmResult result;
-  bool got_exit = false;
-  // --timeout counts from qemu's start: a guest that hangs while booting or building the stack
-  // is stopped by it too. kStartDeadline bounds that part when there is no --timeout.
-  std::optional<Clock::time_point> running_since;
-  std::optional<Clock::time_point> run_deadline;
-  if (run.timeout.count() > 0) run_deadline = started + run.timeout;
-  const auto start_deadline = started + kStartDeadline;
-  // What the guest was doing, by its last status line: messages name it.
-  std::string phase = "booting";
-  // Set when the guest is killed before the run started: by a stop signal, or by a deadline.
-  int stopped_by_signal = 0;
-  std::string start_timeout;
-  std::string start_timeout_hint;
-  std::string guest_error;
-  LineBuffer ctl_lines;
-  // The kallsyms block, when asked for, opens the output port; see init.sh.
-  LeadingBlock stdout_stream(
-      run.kernel_symbols ? "iotap-kallsyms" : "",
-      [&](std::string text) {
-        if (events.kernel_symbols) events.kernel_symbols(std::move(text));
-        // Without a module the guest waits for this before powering off.
-        if (run.module_path.empty()) {
-          [[maybe_unused]] const ssize_t written = ::write(ctl.connection_fd(), "stop\n", 5);
-        }
-      },
-      events.stdout_data);
-  const auto on_ctl_line = [&](const std::string& line) {
-    std::istringstream words(line);
-    std::string kind;
-    words >> kind;
-    if (kind == "status") {
-      std::string phrase;
-      std::getline(words >> std::ws, phrase);
-      if (phrase == "running") {
-        running_since = Clock::now();
-        for (const auto& device : result.devices) events.device(device);
-      }
-      phase = phrase;
-      events.status(phrase);
-    } else if (kind == "node") {
-      GuestDevice device;
-      std::string numbers;
-      words >> device.id >> device.parent >> device.name >> numbers >> device.spec;
-      const auto colon = numbers.find(':');
-      if (colon != std::string::npos) {
-        // A malformed number leaves 0: the guest's lines are ours, but never worth a crash.
-        std::from_chars(numbers.data(), numbers.data() + colon, device.major);
-        std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), device.minor);
-      }
-      result.devices.push_back(device);
-    } else if (kind == "dmclear") {
-      // A dm device's table was replaced after it was reported (error targets, see init.sh).
-      std::string name;
-      words >> name;
-      for (auto& device : result.devices) {
-        if (device.name == name) device.dm_table.clear();
-      }
-    } else if (kind == "md" || kind == "dm") {
-      // Details follow their node line; they complete the device reported last under that name.
-      std::string name;
-      words >> name;
-      for (auto& device : result.devices) {
-        if (device.name != name) continue;
-        if (kind == "md") {
-          std::string member;
-          words >> device.md_level >> device.chunk_bytes;
-          while (words >> member) {
-            const auto colon = member.rfind(':');
-            uint64_t offset = 0;
-            if (colon != std::string::npos) {
-              std::from_chars(member.data() + colon + 1, member.data() + member.size(), offset);
-            }
-            device.md_members.emplace_back(member.substr(0, colon), offset);
-          }
-        } else {
-          std::string table;
-          std::getline(words >> std::ws, table);
-          device.dm_table.push_back(table);
-        }
-      }
-    } else if (kind == "exit") {
-      words >> result.exit_status;
-      got_exit = true;
-    } else if (kind == "error") {
-      std::getline(words >> std::ws, guest_error);
-    }
-  };
-
-  std::optional<Clock::time_point> stop_requested;
-  bool qemu_running = true;
-  ExitStatus qemu_status;
-  const auto request_stop = [&] {
-    if (stop_requested) return;
-    stop_requested = Clock::now();
-    if (!running_since) {
-      // Nothing runs yet, so there is no end probe to wait for.
-      ::kill(pid, SIGKILL);
-    } else if (ctl.connection_fd() >= 0) {
-      // A lost "stop" is covered by the grace period, after which qemu is killed.
-      [[maybe_unused]] const ssize_t written = ::write(ctl.connection_fd(), "stop\n", 5);
-    }
-  };
-
+void GuestSession::serve() {
   while (true) {
     std::vector<pollfd> fds;
     std::vector<ListeningSocket*> owners;
-    for (ListeningSocket* socket : {&out, &ctl, &err}) {
+    for (ListeningSocket* socket : {&out_, &ctl_, &err_}) {
       const int fd = socket->connection_fd() >= 0 ? socket->connection_fd() : socket->listen_fd();
       if (fd < 0) continue;
       fds.push_back({fd, POLLIN, 0});
       owners.push_back(socket);
     }
     const size_t sockets = fds.size();
-    if (qemu_running) fds.push_back({pidfd, POLLIN, 0});
+    if (qemu_running_) fds.push_back({pidfd_, POLLIN, 0});
     fds.push_back({stop_fd(), POLLIN, 0});
-    if (!qemu_running && sockets == 0) break;
+    if (!qemu_running_ && sockets == 0) break;
 
-    int timeout_ms = -1;
-    const auto until = [](Clock::time_point deadline) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      return static_cast<int>(std::max<int64_t>(left, 0));
-    };
-    if (!qemu_running) {
-      timeout_ms = 0;  // qemu is gone: drain what the sockets still hold, then finish
-    } else if (stop_requested) {
-      timeout_ms = until(*stop_requested + kStopGrace);
-    } else {
-      std::optional<Clock::time_point> deadline = run_deadline;
-      if (!running_since && (!deadline || start_deadline < *deadline)) deadline = start_deadline;
-      if (deadline) timeout_ms = until(*deadline);
-    }
-    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    const int ready = ::poll(fds.data(), fds.size(), poll_timeout_ms());
     if (ready < 0 && errno != EINTR)
       throw std::system_error(errno, std::generic_category(), "poll");
-    if (ready == 0 && !qemu_running) break;
+    if (ready == 0 && !qemu_running_) break;
     if (ready == 0) {
-      if (!stop_requested && !running_since) {
-        // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
-        const bool by_timeout = run_deadline && Clock::now() >= *run_deadline;
-        start_timeout = by_timeout ? "--timeout " + std::to_string(run.timeout.count()) + " s"
-                                   : std::to_string(kStartDeadline.count()) + " s";
-        start_timeout_hint = by_timeout ? "a longer --timeout gives it more time"
-                                        : "it seems hung (see the console lines)";
-        events.status("the guest had not started the run after " + start_timeout +
-                      " (it was at: " + phase + "); killing it");
-        request_stop();
-      } else if (!stop_requested) {
-        result.timed_out = true;
-        events.status("timed out after " + std::to_string(run.timeout.count()) +
-                      " s; stopping the run");
-        request_stop();
-      } else {
-        ::kill(pid, SIGKILL);
-      }
+      on_deadline();
       continue;
     }
     for (size_t i = 0; i < sockets; ++i) {
-      if (fds[i].revents == 0) continue;
-      ListeningSocket& socket = *owners[i];
-      if (socket.connection_fd() < 0) {
-        socket.accept_connection();
-        continue;
-      }
-      std::array<char, 65536> buffer{};
-      const ssize_t n = ::read(socket.connection_fd(), buffer.data(), buffer.size());
-      if (n <= 0) {
-        socket.close_connection();
-        continue;
-      }
-      const std::string_view bytes(buffer.data(), static_cast<size_t>(n));
-      if (&socket == &out) {
-        stdout_stream.feed(bytes);
-      } else if (&socket == &err) {
-        events.stderr_data(bytes);
-      } else {
-        ctl_lines.feed(bytes, on_ctl_line);
-      }
+      if (fds[i].revents != 0) on_readable(*owners[i]);
     }
     for (size_t i = sockets; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == stop_fd()) {
-        const int sig = take_stop();
-        if (sig == 0) continue;
-        if (stop_requested) {
-          events.status("killing the guest");
-          ::kill(pid, SIGKILL);
-        } else if (running_since) {
-          result.interrupted = true;
-          events.status("stopping: the script's end probes run now (Ctrl-C again kills the guest)");
-          request_stop();
-        } else {
-          // Only a module that runs has end probes: say so rather than promise their output.
-          stopped_by_signal = sig;
-          events.status("stopping: the guest was at '" + phase +
-                        "' and nothing has run, so there is no output to wait for");
-          request_stop();
-        }
-      } else if (fds[i].fd == pidfd) {
-        qemu_status = wait_for(pid);
-        qemu_running = false;
+        on_stop_signal();
+      } else if (fds[i].fd == pidfd_) {
+        qemu_status_ = wait_for(pid_);
+        qemu_running_ = false;
       }
     }
   }
-  if (pidfd >= 0) ::close(pidfd);
+}
 
-  if (stopped_by_signal != 0)
-    throw Stopped(stopped_by_signal, "while the guest was at '" + phase + "' (nothing ran)");
-  if (!start_timeout.empty() && !got_exit) {
-    throw UserError("the guest had not started the run after " + start_timeout +
-                    " (it was at: " + phase + "); " + start_timeout_hint +
-                    "\n  last console lines:\n" + last_lines(dir / "console.log", 12));
+int GuestSession::poll_timeout_ms() const {
+  if (!qemu_running_) return 0;  // qemu is gone: drain what the sockets still hold, then finish
+  if (stop_requested_) return milliseconds_until(*stop_requested_ + kStopGrace);
+  std::optional<Clock::time_point> deadline = run_deadline_;
+  if (!running_since_ && (!deadline || start_deadline_ < *deadline)) deadline = start_deadline_;
+  return deadline ? milliseconds_until(*deadline) : -1;
+}
+
+void GuestSession::on_deadline() {
+  if (stop_requested_) {
+    ::kill(pid_, SIGKILL);  // the grace period is over
+  } else if (!running_since_) {
+    // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
+    const bool by_timeout = run_deadline_ && Clock::now() >= *run_deadline_;
+    start_timeout_ = by_timeout ? "--timeout " + std::to_string(run_.timeout.count()) + " s"
+                                : std::to_string(kStartDeadline.count()) + " s";
+    start_timeout_hint_ = by_timeout ? "a longer --timeout gives it more time"
+                                     : "it seems hung (see the console lines)";
+    events_.status("the guest had not started the run after " + start_timeout_ +
+                   " (it was at: " + report_.phase() + "); killing it");
+    request_stop();
+  } else {
+    timed_out_ = true;
+    events_.status("timed out after " + std::to_string(run_.timeout.count()) +
+                   " s; stopping the run");
+    request_stop();
   }
+}
 
-  if (!guest_error.empty())
-    throw UserError("guest: " + guest_error + "\n  last console lines:\n" +
-                    last_lines(dir / "console.log", 12));
-  stdout_stream.finish();
-  if (!got_exit && result.interrupted) {
+void GuestSession::on_stop_signal() {
+  const int sig = take_stop();
+  if (sig == 0) return;
+  if (stop_requested_) {
+    events_.status("killing the guest");
+    ::kill(pid_, SIGKILL);
+  } else if (running_since_) {
+    interrupted_ = true;
+    events_.status("stopping: the script's end probes run now (Ctrl-C again kills the guest)");
+    request_stop();
+  } else {
+    // Only a module that runs has end probes: say so rather than promise their output.
+    stopped_by_signal_ = sig;
+    events_.status("stopping: the guest was at '" + report_.phase() +
+                   "' and nothing has run, so there is no output to wait for");
+    request_stop();
+  }
+}
+
+void GuestSession::on_readable(ListeningSocket& socket) {
+  if (socket.connection_fd() < 0) {
+    socket.accept_connection();
+    return;
+  }
+  std::array<char, 65536> buffer{};
+  const ssize_t n = ::read(socket.connection_fd(), buffer.data(), buffer.size());
+  if (n <= 0) {
+    socket.close_connection();
+    return;
+  }
+  const std::string_view bytes(buffer.data(), static_cast<size_t>(n));
+  if (&socket == &out_) {
+    stdout_stream_.feed(bytes);
+  } else if (&socket == &err_) {
+    events_.stderr_data(bytes);
+  } else {
+    ctl_lines_.feed(bytes, [this](const std::string& line) { on_control_line(line); });
+  }
+}
+
+void GuestSession::on_control_line(std::string_view text) {
+  const ControlLine line = report_.feed(text);
+  if (line.kind != ControlLine::Kind::kStatus) return;
+  if (line.text == "running") {
+    running_since_ = Clock::now();
+    for (const auto& device : report_.devices()) events_.device(device);
+  }
+  events_.status(line.text);
+}
+
+void GuestSession::request_stop() {
+  if (stop_requested_) return;
+  stop_requested_ = Clock::now();
+  if (!running_since_) {
+    // Nothing runs yet, so there is no end probe to wait for.
+    ::kill(pid_, SIGKILL);
+  } else if (ctl_.connection_fd() >= 0) {
+    // A lost "stop" is covered by the grace period, after which qemu is killed.
+    send_stop();
+  }
+}
+
+void GuestSession::send_stop() {
+  [[maybe_unused]] const ssize_t written = ::write(ctl_.connection_fd(), "stop\n", 5);
+}
+
+VmResult GuestSession::finish() {
+  const std::string& phase = report_.phase();
+  const std::optional<int> exit_status = report_.exit_status();
+  if (stopped_by_signal_ != 0)
+    throw Stopped(stopped_by_signal_, "while the guest was at '" + phase + "' (nothing ran)");
+  if (!start_timeout_.empty() && !exit_status) {
+    throw UserError("the guest had not started the run after " + start_timeout_ +
+                    " (it was at: " + phase + "); " + start_timeout_hint_ + console_tail(dir_));
+  }
+  if (!report_.error().empty()) throw UserError("guest: " + report_.error() + console_tail(dir_));
+  stdout_stream_.finish();
+
+  VmResult result;
+  result.interrupted = interrupted_;
+  result.timed_out = timed_out_;
+  result.devices = report_.devices();
+  if (exit_status) {
+    result.exit_status = *exit_status;
+  } else if (interrupted_) {
     result.exit_status = 128 + stop_signal();
-    return result;
-  }
-  if (!got_exit) {
-    const std::string qemu_errors = last_lines(dir / "qemu.log", 6);
+  } else {
     throw UserError(std::string("the guest stopped before the run finished") +
-                    (qemu_status.ok()
+                    (qemu_status_.ok()
                          ? ""
-                         : " (qemu exited with status " + std::to_string(qemu_status.code) + ")") +
-                    "\n  qemu said:\n" + qemu_errors + "  last console lines:\n" +
-                    last_lines(dir / "console.log", 12));
+                         : " (qemu exited with status " + std::to_string(qemu_status_.code) + ")") +
+                    "\n  qemu said:\n" + last_lines(dir_ / "qemu.log", 6) +
+                    "  last console lines:\n" + last_lines(dir_ / "console.log", 12));
   }
   return result;
+}
+
+}  // namespace
+
+VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
+  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+  const std::string qemu = find_qemu();
+  check_socket_paths();
+
+  events.status("preparing the guest image");
+  TempDir dir(kTempPrefix);
+  const std::string initrd = build_initrd(run, kernel, dir);
+  GuestSession session(run, events, dir);
+  session.start(qemu_command(qemu, kernel, run, dir, initrd));
+  session.serve();
+  return session.finish();
 }
 
 }  // namespace iotap::vm

@@ -1,4 +1,4 @@
-// The reports: the JSON contract of product.md and the text a person reads.
+// The reports: the JSON contract of docs/engine.md and the text a person reads.
 #include "iotap/report.h"
 
 #include <gtest/gtest.h>

@@ -1,0 +1,132 @@
+// Parses the guest's control lines and keeps the report they add up to.
+#include "target/vm/control_protocol.h"
+
+#include <charconv>
+#include <sstream>
+
+namespace iotap::vm {
+namespace {
+
+using Kind = ControlLine::Kind;
+
+ControlLine line_of_kind(Kind kind) {
+  ControlLine line;
+  line.kind = kind;
+  return line;
+}
+
+std::string rest_of_line(std::istringstream& words) {
+  std::string rest;
+  std::getline(words >> std::ws, rest);
+  return rest;
+}
+
+// "MAJ:MIN" into the device's numbers; a part that is not a number leaves 0.
+void parse_device_numbers(const std::string& numbers, GuestDevice& device) {
+  const auto colon = numbers.find(':');
+  if (colon == std::string::npos) return;
+  std::from_chars(numbers.data(), numbers.data() + colon, device.major);
+  std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), device.minor);
+}
+
+ControlLine parse_node(std::istringstream& words) {
+  ControlLine line = line_of_kind(Kind::kNode);
+  std::string numbers;
+  GuestDevice& device = line.device;
+  if (!(words >> device.id >> device.parent >> device.name >> numbers >> device.spec))
+    return line_of_kind(Kind::kMalformed);
+  parse_device_numbers(numbers, device);
+  return line;
+}
+
+ControlLine parse_md(std::istringstream& words) {
+  ControlLine line = line_of_kind(Kind::kMd);
+  GuestDevice& device = line.device;
+  if (!(words >> line.name >> device.md_level >> device.chunk_bytes))
+    return line_of_kind(Kind::kMalformed);
+  std::string member;
+  while (words >> member) {
+    const auto colon = member.rfind(':');
+    uint64_t offset = 0;
+    if (colon != std::string::npos)
+      std::from_chars(member.data() + colon + 1, member.data() + member.size(), offset);
+    device.md_members.emplace_back(member.substr(0, colon), offset);
+  }
+  return line;
+}
+
+}  // namespace
+
+ControlLine parse_control_line(std::string_view text) {
+  std::istringstream words{std::string(text)};
+  std::string kind;
+  words >> kind;
+  if (kind == "status" || kind == "error") {
+    ControlLine line = line_of_kind(kind == "status" ? Kind::kStatus : Kind::kError);
+    line.text = rest_of_line(words);
+    return line;
+  }
+  if (kind == "node") return parse_node(words);
+  if (kind == "md") return parse_md(words);
+  if (kind == "dm" || kind == "dmclear") {
+    ControlLine line = line_of_kind(kind == "dm" ? Kind::kDm : Kind::kDmClear);
+    if (!(words >> line.name)) return line_of_kind(Kind::kMalformed);
+    if (line.kind == Kind::kDm) line.text = rest_of_line(words);
+    return line;
+  }
+  if (kind == "exit") {
+    ControlLine line = line_of_kind(Kind::kExit);
+    if (!(words >> line.exit_status)) return line_of_kind(Kind::kMalformed);
+    return line;
+  }
+  return line_of_kind(Kind::kUnknown);
+}
+
+ControlLine GuestReport::feed(std::string_view text) {
+  ControlLine line = parse_control_line(text);
+  apply(line);
+  return line;
+}
+
+void GuestReport::apply(const ControlLine& line) {
+  switch (line.kind) {
+    case Kind::kStatus:
+      phase_ = line.text;
+      break;
+    case Kind::kNode:
+      devices_.push_back(line.device);
+      break;
+    // Details follow their node line; they complete every device reported under that name.
+    case Kind::kMd:
+      for (auto& device : devices_) {
+        if (device.name != line.name) continue;
+        device.md_level = line.device.md_level;
+        device.chunk_bytes = line.device.chunk_bytes;
+        device.md_members.insert(device.md_members.end(), line.device.md_members.begin(),
+                                 line.device.md_members.end());
+      }
+      break;
+    case Kind::kDm:
+      for (auto& device : devices_) {
+        if (device.name == line.name) device.dm_table.push_back(line.text);
+      }
+      break;
+    // A dm device's table was replaced after it was reported (error targets, see init.sh).
+    case Kind::kDmClear:
+      for (auto& device : devices_) {
+        if (device.name == line.name) device.dm_table.clear();
+      }
+      break;
+    case Kind::kExit:
+      exit_status_ = line.exit_status;
+      break;
+    case Kind::kError:
+      error_ = line.text;
+      break;
+    case Kind::kUnknown:
+    case Kind::kMalformed:
+      break;
+  }
+}
+
+}  // namespace iotap::vm

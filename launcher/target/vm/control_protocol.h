@@ -1,0 +1,60 @@
+#pragma once
+// The guest's control lines (guest/init.sh's iotap_say, on ttyS1): each line parsed into a plain
+// struct, and the guest's report (stack devices, phase, exit status, error) built from them.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "target/vm/vm_runner.h"
+
+namespace iotap::vm {
+
+// One control line as the guest wrote it:
+//   status PHRASE                              the guest's phase ("booted", "running", ...)
+//   node ID PARENT NAME MAJ:MIN SPEC           a device of the stack
+//   md NAME LEVEL CHUNK_BYTES MEMBER:OFFSET... an md array's details, after its node line
+//   dm NAME START LENGTH TARGET ARGS...        one line of a dm device's table
+//   dmclear NAME                               the dm device's table was replaced: forget it
+//   exit STATUS                                staprun's exit status; the guest powers off
+//   error MESSAGE                              the guest could not set up the run
+struct ControlLine {
+  enum class Kind { kStatus, kNode, kMd, kDm, kDmClear, kExit, kError, kUnknown, kMalformed };
+  Kind kind = Kind::kUnknown;
+  std::string name;  // md, dm, dmclear: the device's kernel name
+  std::string text;  // status: the phrase; error: the message; dm: the table line
+  // node: the device; md: md_level, chunk_bytes and md_members.
+  GuestDevice device;
+  int exit_status = 0;  // exit
+};
+
+// Unknown kinds are kUnknown and lines that lack their fields are kMalformed: both are ignored
+// (the lines are ours, but a garbled one is never worth a crash). A malformed number inside
+// MAJ:MIN or MEMBER:OFFSET reads as 0.
+ControlLine parse_control_line(std::string_view text);
+
+// What the guest has said so far, fed its control lines in order.
+class GuestReport {
+ public:
+  // Parses and applies one line (without its newline) and returns it, for the caller to act on
+  // (a status line is a phase to show).
+  ControlLine feed(std::string_view text);
+
+  [[nodiscard]] const std::vector<GuestDevice>& devices() const { return devices_; }
+  // The last status phrase: what the guest was doing, for messages.
+  [[nodiscard]] const std::string& phase() const { return phase_; }
+  // Set by "exit": the run inside the guest is over.
+  [[nodiscard]] std::optional<int> exit_status() const { return exit_status_; }
+  // Set by "error": empty when the guest reported none.
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  void apply(const ControlLine& line);
+
+  std::vector<GuestDevice> devices_;
+  std::string phase_ = "booting";
+  std::optional<int> exit_status_;
+  std::string error_;
+};
+
+}  // namespace iotap::vm

@@ -1,0 +1,138 @@
+#include "target/vm/control_protocol.h"
+
+#include <gtest/gtest.h>
+
+namespace iotap::vm {
+namespace {
+
+using Kind = ControlLine::Kind;
+using Members = std::vector<std::pair<std::string, uint64_t>>;
+
+TEST(ControlLine, StatusKeepsTheWholePhrase) {
+  const ControlLine line = parse_control_line("status reading the kernel's symbol table");
+  EXPECT_EQ(line.kind, Kind::kStatus);
+  EXPECT_EQ(line.text, "reading the kernel's symbol table");
+}
+
+TEST(ControlLine, NodeNamesTheDeviceAndItsParent) {
+  const ControlLine line = parse_control_line("node 8 0 dm-0 253:0 delay(ram,50ms)");
+  ASSERT_EQ(line.kind, Kind::kNode);
+  EXPECT_EQ(line.device.id, 8);
+  EXPECT_EQ(line.device.parent, 0);
+  EXPECT_EQ(line.device.name, "dm-0");
+  EXPECT_EQ(line.device.major, 253U);
+  EXPECT_EQ(line.device.minor, 0U);
+  EXPECT_EQ(line.device.spec, "delay(ram,50ms)");
+}
+
+TEST(ControlLine, TheTopNodeHasNoParent) {
+  const ControlLine line = parse_control_line("node 0 -1 md0 9:0 raid0(ram*2)");
+  ASSERT_EQ(line.kind, Kind::kNode);
+  EXPECT_EQ(line.device.parent, -1);
+  EXPECT_EQ(line.device.major, 9U);
+}
+
+TEST(ControlLine, MdListsMembersInSlotOrderWithTheirOffsets) {
+  const ControlLine line = parse_control_line("md md0 raid1 0 ram1:2048 dm-0:8");
+  ASSERT_EQ(line.kind, Kind::kMd);
+  EXPECT_EQ(line.name, "md0");
+  EXPECT_EQ(line.device.md_level, "raid1");
+  EXPECT_EQ(line.device.chunk_bytes, 0U);
+  EXPECT_EQ(line.device.md_members, (Members{{"ram1", 2048}, {"dm-0", 8}}));
+}
+
+TEST(ControlLine, DmKeepsTheTableLineWhole) {
+  const ControlLine line = parse_control_line("dm dm-0 0 131072 delay 1:7 0 50");
+  ASSERT_EQ(line.kind, Kind::kDm);
+  EXPECT_EQ(line.name, "dm-0");
+  EXPECT_EQ(line.text, "0 131072 delay 1:7 0 50");
+}
+
+TEST(ControlLine, DmclearNamesTheDevice) {
+  const ControlLine line = parse_control_line("dmclear dm-3");
+  ASSERT_EQ(line.kind, Kind::kDmClear);
+  EXPECT_EQ(line.name, "dm-3");
+}
+
+TEST(ControlLine, ExitCarriesStaprunsStatus) {
+  const ControlLine line = parse_control_line("exit 125");
+  ASSERT_EQ(line.kind, Kind::kExit);
+  EXPECT_EQ(line.exit_status, 125);
+}
+
+TEST(ControlLine, ErrorKeepsTheWholeMessage) {
+  const ControlLine line = parse_control_line("error mdadm could not create /dev/md0 for raid0");
+  ASSERT_EQ(line.kind, Kind::kError);
+  EXPECT_EQ(line.text, "mdadm could not create /dev/md0 for raid0");
+}
+
+TEST(ControlLine, AnUnknownKindOrAnEmptyLineIsUnknown) {
+  EXPECT_EQ(parse_control_line("hello there").kind, Kind::kUnknown);
+  EXPECT_EQ(parse_control_line("").kind, Kind::kUnknown);
+  EXPECT_EQ(parse_control_line("Status running").kind, Kind::kUnknown);
+}
+
+TEST(ControlLine, LinesThatLackTheirFieldsAreMalformed) {
+  for (const char* text :
+       {"node", "node 1 0 ram0 1:0", "node one 0 ram0 1:0 ram", "md", "md md0 raid0",
+        "md md0 raid0 big ram0:0", "dm", "dmclear", "exit", "exit done"}) {
+    EXPECT_EQ(parse_control_line(text).kind, Kind::kMalformed) << text;
+  }
+}
+
+TEST(ControlLine, ABadNumberInsideAFieldReadsAsZero) {
+  const ControlLine node = parse_control_line("node 1 0 ram0 x:y ram");
+  ASSERT_EQ(node.kind, Kind::kNode);
+  EXPECT_EQ(node.device.major, 0U);
+  EXPECT_EQ(node.device.minor, 0U);
+  const ControlLine md = parse_control_line("md md0 raid0 65536 ram0 ram1:z");
+  ASSERT_EQ(md.kind, Kind::kMd);
+  EXPECT_EQ(md.device.md_members, (Members{{"ram0", 0}, {"ram1", 0}}));
+}
+
+TEST(GuestReport, BuildsTheStackFromItsLines) {
+  GuestReport report;
+  for (const char* line :
+       {"status booted", "status building stack", "node 1 0 ram0 1:0 ram",
+        "node 2 0 dm-0 253:0 error(ram)", "dm dm-0 0 131072 linear 1:1 0", "dmclear dm-0",
+        "dm dm-0 0 131072 error", "node 0 -1 md0 9:0 raid1(ram,error(ram))",
+        "md md0 raid1 0 ram0:0 dm-0:0", "status running"}) {
+    report.feed(line);
+  }
+  ASSERT_EQ(report.devices().size(), 3U);
+  EXPECT_EQ(report.devices()[1].dm_table, std::vector<std::string>{"0 131072 error"});
+  EXPECT_EQ(report.devices()[2].md_level, "raid1");
+  EXPECT_EQ(report.devices()[2].md_members, (Members{{"ram0", 0}, {"dm-0", 0}}));
+  EXPECT_TRUE(report.devices()[0].md_members.empty());
+  EXPECT_EQ(report.phase(), "running");
+  EXPECT_FALSE(report.exit_status().has_value());
+  EXPECT_TRUE(report.error().empty());
+}
+
+TEST(GuestReport, PhaseIsBootingUntilTheFirstStatus) {
+  GuestReport report;
+  EXPECT_EQ(report.phase(), "booting");
+  EXPECT_EQ(report.feed("status loading modules").kind, Kind::kStatus);
+  EXPECT_EQ(report.phase(), "loading modules");
+}
+
+TEST(GuestReport, KeepsTheErrorAndTheExitStatus) {
+  GuestReport report;
+  report.feed("error no virtio-serial port for the output");
+  report.feed("exit 125");
+  EXPECT_EQ(report.error(), "no virtio-serial port for the output");
+  EXPECT_EQ(report.exit_status(), 125);
+}
+
+TEST(GuestReport, IgnoresUnknownAndMalformedLines) {
+  GuestReport report;
+  report.feed("status running");
+  for (const char* line : {"hello", "node 1", "md md9 raid0 4096 ram0:0", "dm", "exit soon"})
+    report.feed(line);
+  EXPECT_TRUE(report.devices().empty());
+  EXPECT_EQ(report.phase(), "running");
+  EXPECT_FALSE(report.exit_status().has_value());
+}
+
+}  // namespace
+}  // namespace iotap::vm
