@@ -73,7 +73,7 @@ TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
   TempDir work;
   ::testing::internal::CaptureStderr();
   const std::string module =
-      compile_module({"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}});
+      compile_module({"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, ""});
   const std::string err = ::testing::internal::GetCapturedStderr();
   ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(module, work / "iotap.ko");
@@ -98,7 +98,7 @@ TEST(StapMessages, TheTapsetPathMacroNamesTheGivenBlockHasher) {
   const std::string saved = old_path != nullptr ? old_path : "";
   ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
   TempDir work;
-  CompileRequest request{"probe begin {}\n", "s.stp", "", "", work.path(), {}};
+  CompileRequest request{"probe begin {}\n", "s.stp", "", "", work.path(), {}, ""};
   request.block_hasher_exe = "/opt/my \"tools\"/block_hasher";
   compile_module(request);
   ::setenv("PATH", saved.c_str(), 1);
