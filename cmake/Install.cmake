@@ -6,8 +6,6 @@ install(TARGETS iotap RUNTIME DESTINATION bin)
 install(TARGETS block_hasher RUNTIME DESTINATION libexec/iotap/block_hasher)
 install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
         FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
-install(DIRECTORY "${CMAKE_BINARY_DIR}/tapsets/" DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets-generated
-        OPTIONAL FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
 install(DIRECTORY examples/ DESTINATION ${IOTAP_DATA_DESTINATION}/examples)
 install(FILES launcher/target/vm/guest/init.sh DESTINATION ${IOTAP_DATA_DESTINATION}/guest)
 if(IOTAP_STAP_RUNTIME)

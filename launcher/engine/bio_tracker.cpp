@@ -69,8 +69,17 @@ void BioTracker::forget(uint32_t index) {
 
 void BioTracker::abandon(uint32_t index) {
   ++stats_.abandoned;
+  drop(index);
+}
+
+void BioTracker::drop(uint32_t index) {
   forget(index);
   const uint32_t parent = pool_[index].parent;
+  // A bio remapped as itself (same_bio) is one bio in two nodes: the first stage, out of the
+  // address map, ends only with the second. Dropped with it, or it would be held forever.
+  if (parent != kNoNode && pool_[index].has(BioNode::same_bio) &&
+      pool_[parent].has(BioNode::in_flight))
+    drop(parent);
   if (parent != kNoNode) pool_.unref(parent);
   pool_.unref(index);
 }
@@ -137,18 +146,17 @@ uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) co
 void BioTracker::remap(const Event& event) {
   const uint32_t from = device_of(event.from_dev);
   const uint32_t device = device_of(event.dev);
-  uint32_t parent = container(from, event.from_sector, event.tid);
   uint8_t flags = BioNode::io | BioNode::awaiting_queue | BioNode::remapped;
   if (const auto it = by_address_.find(event.id); it != by_address_.end()) {
     if (pool_[it->second].device == from) {
       // Older kernels remap the bio itself rather than a clone: one bio, two stages.
-      parent = it->second;
-      flags |= BioNode::same_bio;
-    } else {
-      abandon(it->second);
+      make(event, device, event.sector, event.bytes, it->second, flags | BioNode::same_bio);
+      return;
     }
+    abandon(it->second);  // before the search: it may drop a node the search would find
   }
-  make(event, device, event.sector, event.bytes, parent, flags);
+  make(event, device, event.sector, event.bytes, container(from, event.from_sector, event.tid),
+       flags);
 }
 
 void BioTracker::complete(const Event& event) {

@@ -60,8 +60,9 @@ class BioTracker {
   uint32_t container(uint32_t device, uint64_t sector, int32_t tid) const;
   void finish(uint32_t index, uint64_t ts, int32_t error);
   // Gives up on a bio whose address came back before its completion did.
-  void abandon(uint32_t index);
-  void forget(uint32_t index);  // no longer in flight: out of the address map and device list
+  void abandon(uint32_t index);  // counted in stats, then dropped
+  void drop(uint32_t index);     // ended without a completion, with the stages of the same bio
+  void forget(uint32_t index);   // no longer in flight: out of the address map and device list
   bool member_of_md_or_dm(uint32_t index) const;
   // Ends the bios the D on `cpu` covered; `next_seq` is the SEQ of the event on that CPU that
   // came next (0 if none).

@@ -165,6 +165,7 @@ struct Engine::Impl {
     result.stream.abandoned_bios = bios.stats().abandoned;
     result.stream.bios_in_flight = bios.in_flight();
     result.stream.requests_unfinished = requests.open() + requests.abandoned();
+    result.stream.peak_held = pool.capacity();  // freed nodes are reused before it grows
     result.remap_check.checked = remaps.checked();
     result.remap_check.mismatches = remaps.mismatches();
     result.remap_check.examples = remaps.examples();

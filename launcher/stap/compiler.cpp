@@ -1,8 +1,10 @@
 #include "stap/compiler.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "iotap/config.h"
+#include "stap/script.h"
 #include "stap/stap_stderr.h"
 #include "util/data_paths.h"
 #include "util/error.h"
@@ -16,8 +18,26 @@ std::string script_copy_path(const std::string& work_dir) {
 }
 
 std::vector<std::string> tapset_dirs() {
-  return {data_paths().tapsets, data_paths().generated_tapsets};
+  return {data_paths().tapsets};
 }
+
+namespace {
+
+// The tapsets name programs by macro (@block_hasher_exe), written per compile from what this
+// run traces, so that no path is fixed where iotap was built. Returns the directory to pass
+// with -I: one of its own, since stap would read the script copy in work_dir as a tapset too.
+std::string write_tapset_paths(const CompileRequest& request) {
+  const std::string exe = request.block_hasher_exe.empty()
+                              ? data_paths().workloads + "/block_hasher/block_hasher"
+                              : request.block_hasher_exe;
+  const std::string dir = request.work_dir + "/tapset-paths";
+  std::filesystem::create_directories(dir);
+  write_file(dir + "/iotap_paths.stpm",
+             "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n");
+  return dir;
+}
+
+}  // namespace
 
 std::string compile_module(const CompileRequest& request) {
   if (find_in_path("stap").empty())
@@ -28,6 +48,7 @@ std::string compile_module(const CompileRequest& request) {
   if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
   if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
   for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
+  argv.insert(argv.end(), {"-I", write_tapset_paths(request)});
   argv.push_back(script);
   argv.insert(argv.end(), request.script_args.begin(), request.script_args.end());
   SpawnOptions options;

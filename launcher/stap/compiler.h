@@ -16,12 +16,16 @@ struct CompileRequest {
   // The script's own arguments, read in the script as $1/@1, $2/@2, ... (SystemTap's
   // classic way to pass a probe point or an interval, as para-callgraph.stp does).
   std::vector<std::string> script_args;
+  // The block_hasher binary the block_hasher tapset probes (its @block_hasher_exe macro);
+  // empty: the workload next to this iotap.
+  std::string block_hasher_exe;
 };
 
 // Where compile_module writes the script it hands stap: the file stap's messages name.
 std::string script_copy_path(const std::string& work_dir);
 
-// The bundled tapset directories passed with -I.
+// The bundled tapset directories passed with -I (besides a directory in the work dir where
+// compile_module writes iotap_paths.stpm: the macros that say where this run's programs are).
 std::vector<std::string> tapset_dirs();
 
 // Returns the path of the compiled module; throws UserError with stap's own diagnostics.

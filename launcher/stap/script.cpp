@@ -41,7 +41,11 @@ struct Marker {
   const char* supplied_by;  // the option that gives it a value
 };
 
-// As it must be written inside a stap string literal to read back as `value`.
+// Where in stap's lexical grammar (parse.cxx, lexer::scan) a character is.
+enum class Context { kCode, kString, kLineComment, kBlockComment, kEmbeddedC };
+
+}  // namespace
+
 std::string string_literal_body(std::string_view value) {
   std::string out;
   for (const char c : value) {
@@ -54,11 +58,6 @@ std::string string_literal_body(std::string_view value) {
   }
   return out;
 }
-
-// Where in stap's lexical grammar (parse.cxx, lexer::scan) a character is.
-enum class Context { kCode, kString, kLineComment, kBlockComment, kEmbeddedC };
-
-}  // namespace
 
 std::string read_script(const std::string& script_path) {
   struct stat status {};

@@ -8,6 +8,9 @@
 
 namespace iotap::stap {
 
+// As `value` must be written inside a stap string literal to read back as itself.
+std::string string_literal_body(std::string_view value);
+
 struct Markers {
   std::optional<std::string> exe;  // __EXE__: absolute path of the traced program
   std::optional<pid_t> pid;        // __PID__: the attached process

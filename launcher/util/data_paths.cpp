@@ -17,7 +17,6 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
   if (!prefix.empty() && fs::is_directory(share / "tapsets", error)) {
     return {.installed = true,
             .tapsets = share / "tapsets",
-            .generated_tapsets = share / "tapsets-generated",
             .examples = share / "examples",
             .guest_init = share / "guest" / "init.sh",
             .stap_runtime = share / "stap-runtime",
@@ -26,7 +25,6 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
   }
   return {.installed = false,
           .tapsets = config::kTapsetDir,
-          .generated_tapsets = config::kGeneratedTapsetDir,
           .examples = config::kExampleDir,
           .guest_init = config::kGuestInitScript,
           .stap_runtime = config::kStapRuntimeDir,

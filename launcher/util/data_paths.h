@@ -10,7 +10,6 @@ namespace iotap {
 struct DataPaths {
   bool installed = false;         // PREFIX/bin/iotap with PREFIX/share/iotap next to it
   std::string tapsets;            // iotap's tapsets (stap -I)
-  std::string generated_tapsets;  // tapsets the build generates (stap -I)
   std::string examples;           // the scripts the verbs run
   std::string guest_init;         // the guest's /init
   std::string stap_runtime;       // SystemTap's runtime adapted to the guest kernel (stap -R)

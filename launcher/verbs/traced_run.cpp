@@ -50,6 +50,13 @@ std::string running_kernel() {
   return uts.release;
 }
 
+// The block_hasher tapset probes the traced program when it is a block_hasher (wherever it
+// lives); otherwise compile_module's default, the workload next to iotap.
+std::string traced_block_hasher(const std::optional<std::string>& exe) {
+  if (exe && std::filesystem::path(*exe).filename() == "block_hasher") return *exe;
+  return "";
+}
+
 }  // namespace
 
 std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices) {
@@ -154,8 +161,9 @@ std::string compile_script(const TracedScript& script, const PreparedRun& prepar
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  std::string module = stap::compile_module(
-      {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args});
+  const std::string module = stap::compile_module(
+      {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args,
+       traced_block_hasher(prepared.markers.exe)});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);

@@ -44,16 +44,18 @@ foreach(_bh_probe IN LISTS _bh_probes)
   foreach(_bh_size IN LISTS _bh_sizes)
     string(APPEND _bh_args " ${_bh_size}@${_bh_arg}")
   endforeach()
+  # ExpectExit: readelf must succeed too (PASS_REGULAR_EXPRESSION alone ignores its status).
   add_test(NAME block_hasher_usdt_${_bh_name}
-           COMMAND "${_bh_readelf}" -n "$<TARGET_FILE:block_hasher>")
-  set_tests_properties(block_hasher_usdt_${_bh_name} PROPERTIES
-    LABELS unit
-    PASS_REGULAR_EXPRESSION
-      "Provider: block_hasher\n[ ]*Name: ${_bh_name}\n[ ]*Location: [^\n]*Semaphore: 0x0*[1-9a-f][0-9a-f]*\n[ ]*Arguments:${_bh_args}\n")
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${_bh_readelf};-n;$<TARGET_FILE:block_hasher>"
+                   -DEXPECT_EXIT=0
+                   "-DEXPECT_REGEX=Provider: block_hasher\n[ ]*Name: ${_bh_name}\n[ ]*Location: [^\n]*Semaphore: 0x0*[1-9a-f][0-9a-f]*\n[ ]*Arguments:${_bh_args}\n"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake")
+  set_tests_properties(block_hasher_usdt_${_bh_name} PROPERTIES LABELS unit)
 endforeach()
 
 # The semaphores live in their own section, where stap looks for them.
 add_test(NAME block_hasher_usdt_semaphore_section
-         COMMAND "${_bh_readelf}" -S -W "$<TARGET_FILE:block_hasher>")
-set_tests_properties(block_hasher_usdt_semaphore_section PROPERTIES
-  LABELS unit PASS_REGULAR_EXPRESSION "\\.probes[ ]+PROGBITS")
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${_bh_readelf};-S;-W;$<TARGET_FILE:block_hasher>"
+                 -DEXPECT_EXIT=0 "-DEXPECT_REGEX=\\.probes[ ]+PROGBITS"
+                 -P "${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake")
+set_tests_properties(block_hasher_usdt_semaphore_section PROPERTIES LABELS unit)

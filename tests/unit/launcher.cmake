@@ -16,6 +16,7 @@ iotap_unit_test(stap_test
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
+  SYSTEM_STAP_RUNTIME_DIR="${IOTAP_SYSTEM_STAP_RUNTIME}"
   TASK_WORK_HEADER="/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
 if(TARGET stap_runtime)
   add_dependencies(stap_test stap_runtime)

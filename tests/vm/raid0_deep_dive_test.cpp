@@ -39,7 +39,9 @@ TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunk
   EXPECT_NE(out.find("[dm_delay]"), std::string::npos) << out;
   // Every member got its share of the chunks: a stripe spreads them evenly.
   std::map<std::string, int> chunks;
-  std::istringstream lines(out.substr(out.find("chunks per member")));
+  const size_t table = out.find("chunks per member");
+  ASSERT_NE(table, std::string::npos) << "no \"chunks per member\" table in the output:\n" << out;
+  std::istringstream lines(out.substr(table));
   std::string line;
   std::getline(lines, line);
   while (std::getline(lines, line)) {

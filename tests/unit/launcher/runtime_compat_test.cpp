@@ -1,47 +1,111 @@
 // The SystemTap 4.8 runtime does not build against 6.1.0-56 and later 6.1 headers
-// (task_work_cancel became task_work_cancel_func). cmake/StapRuntimeCompat.cmake adapts a copy
-// at build time; this fails if the adaptation stops being applied while the kernel needs it.
+// (task_work_cancel became task_work_cancel_func), drops relay flushes and never fires module
+// kprobes on Linux 6.0+. cmake/StapRuntimeCompat.cmake adapts a copy at build time. These tests
+// compare the copy with the system's runtime: each patched file must be the system's file with
+// exactly the replacements written out here, and every other file unchanged, so a patch that
+// is missing, wrong or goes further fails.
 #include <gtest/gtest.h>
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "util/files.h"
 
 namespace iotap {
 namespace {
 
+using Replacements = std::vector<std::pair<std::string, std::string>>;
+
+// The system's FILE with each FROM replaced by its TO, every occurrence; each FROM must occur.
+std::string system_file_patched(const std::string& file, const Replacements& replacements) {
+  std::string text = read_file(std::string(SYSTEM_STAP_RUNTIME_DIR) + "/" + file);
+  for (const auto& [from, to] : replacements) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << file << " lacks: " << from;
+    for (; at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  }
+  return text;
+}
+
+std::string adapted_file(const std::string& file) {
+  return read_file(std::string(STAP_RUNTIME_DIR) + "/" + file);
+}
+
+constexpr std::array<std::string_view, 3> kPatchedFiles = {
+    "stp_task_work.c", "transport/relay_v2.c", "linux/kprobes.c"};
+
 TEST(StapRuntimeCompat, TaskWorkCancelFuncIsUsedWhenTheKernelHasIt) {
   const std::string header = read_file(TASK_WORK_HEADER);
-  const std::string runtime = read_file(std::string(STAP_RUNTIME_DIR) + "/stp_task_work.c");
-  const std::string applied = read_file(std::string(STAP_RUNTIME_DIR) + "/iotap-compat.txt");
+  const std::string applied = adapted_file("iotap-compat.txt");
   if (header.find("task_work_cancel_func") == std::string::npos) {
     EXPECT_EQ(applied.find("task_work_cancel_func"), std::string::npos);
+    EXPECT_EQ(adapted_file("stp_task_work.c"), system_file_patched("stp_task_work.c", {}));
     GTEST_SKIP() << "this kernel's headers predate task_work_cancel_func: nothing to adapt";
   }
   EXPECT_NE(applied.find("task_work_cancel_func"), std::string::npos);
-  EXPECT_NE(runtime.find("typeof(&task_work_cancel_func)"), std::string::npos);
-  EXPECT_NE(runtime.find("kallsyms_lookup_name(\"task_work_cancel_func\")"), std::string::npos);
-  EXPECT_EQ(runtime.find("typeof(&task_work_cancel)"), std::string::npos);
+  // The type and the kallsyms name change; the calls keep going through the pointer.
+  EXPECT_EQ(adapted_file("stp_task_work.c"),
+            system_file_patched("stp_task_work.c",
+                                {{"typedef typeof(&task_work_cancel) task_work_cancel_fn;",
+                                  "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;"},
+                                 {"kallsyms_lookup_name(\"task_work_cancel\")",
+                                  "kallsyms_lookup_name(\"task_work_cancel_func\")"}}));
 }
 
 // A flush into the last bytes of a relay sub-buffer is dropped by 4.8's runtime; the adapted
 // copy switches sub-buffers first (see cmake/StapRuntimeCompat.cmake).
 TEST(StapRuntimeCompat, FlushesNeverLandInASubBuffersLastBytes) {
-  const std::string applied = read_file(std::string(STAP_RUNTIME_DIR) + "/iotap-compat.txt");
-  const std::string relay = read_file(std::string(STAP_RUNTIME_DIR) + "/transport/relay_v2.c");
-  EXPECT_NE(applied.find("relay_subbuf_tail"), std::string::npos);
-  EXPECT_NE(relay.find("buf->chan->subbuf_size - buf->offset < 64"), std::string::npos);
+  EXPECT_NE(adapted_file("iotap-compat.txt").find("relay_subbuf_tail"), std::string::npos);
+  EXPECT_EQ(
+      adapted_file("transport/relay_v2.c"),
+      system_file_patched("transport/relay_v2.c",
+                          {{"\tif (buf->offset >= buf->chan->subbuf_size) {\n"
+                            "\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);",
+                            "\tif (buf->offset >= buf->chan->subbuf_size || "
+                            "buf->chan->subbuf_size - buf->offset < 64) {\n"
+                            "\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);"}}));
 }
 
 // kprobe.module("raid0").function(...) never fired on 6.1: the runtime looked module symbols up
 // with kallsyms_on_each_symbol(), which walks vmlinux only since Linux 6.0. The adapted copy
 // registers such probes by "module:symbol" name instead (the vm test RaidZeroDeepDive fires one).
 TEST(StapRuntimeCompat, ModuleProbesNotFoundInVmlinuxAreRegisteredByName) {
-  const std::string applied = read_file(std::string(STAP_RUNTIME_DIR) + "/iotap-compat.txt");
-  const std::string kprobes = read_file(std::string(STAP_RUNTIME_DIR) + "/linux/kprobes.c");
-  EXPECT_NE(applied.find("module_probes_by_name"), std::string::npos);
-  EXPECT_NE(kprobes.find("kp->addr == 0 && !(skp->module && skp->module[0]"), std::string::npos);
-  EXPECT_NE(kprobes.find("krp->kp.addr == 0 && !(skp->module && skp->module[0]"),
-            std::string::npos);
-  EXPECT_EQ(kprobes.find("else if (!USE_KALLSYMS_ON_EACH_SYMBOL) {"), std::string::npos);
+  EXPECT_NE(adapted_file("iotap-compat.txt").find("module_probes_by_name"), std::string::npos);
+  const std::string module_probe =
+      "(skp->module && skp->module[0] && strcmp(skp->module, \"kernel\") != 0)";
+  EXPECT_EQ(
+      adapted_file("linux/kprobes.c"),
+      system_file_patched(
+          "linux/kprobes.c",
+          {{"if (USE_KALLSYMS_ON_EACH_SYMBOL && kp->addr == 0)\n",
+            "if (USE_KALLSYMS_ON_EACH_SYMBOL && kp->addr == 0 && !" + module_probe + ")\n"},
+           {"if (USE_KALLSYMS_ON_EACH_SYMBOL && krp->kp.addr == 0)\n",
+            "if (USE_KALLSYMS_ON_EACH_SYMBOL && krp->kp.addr == 0 && !" + module_probe + ")\n"},
+           {"else if (!USE_KALLSYMS_ON_EACH_SYMBOL) {",
+            "else if (!USE_KALLSYMS_ON_EACH_SYMBOL || (" + module_probe +
+                " && skp->kprobe->u.kp.addr == 0)) {"}}));
+}
+
+// Nothing else in the copy differs from the system's runtime.
+TEST(StapRuntimeCompat, EveryOtherFileIsTheSystemsOwn) {
+  const std::filesystem::path system(SYSTEM_STAP_RUNTIME_DIR);
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(system)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string file = entry.path().lexically_relative(system).string();
+    bool patched = false;
+    for (const auto& name : kPatchedFiles) patched = patched || name == file;
+    if (patched) continue;
+    EXPECT_EQ(adapted_file(file), read_file(entry.path().string())) << file;
+    ++compared;
+  }
+  EXPECT_GT(compared, 100U);
 }
 
 }  // namespace

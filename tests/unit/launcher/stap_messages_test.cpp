@@ -73,11 +73,38 @@ TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
   TempDir work;
   ::testing::internal::CaptureStderr();
   const std::string module =
-      compile_module({"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}});
+      compile_module({"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, ""});
   const std::string err = ::testing::internal::GetCapturedStderr();
   ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(module, work / "iotap.ko");
   EXPECT_EQ(err, "WARNING: Eliding assignment to 'x': operator '=' at user/script.stp:3:5\n");
+}
+
+// The block_hasher tapset's @block_hasher_exe comes from a macro file compile_module writes
+// per compile, in a -I directory of its own (not the work dir: stap would read the script copy
+// there as a tapset): the path given, quoted as a stap string, not the build tree's.
+TEST(StapMessages, TheTapsetPathMacroNamesTheGivenBlockHasher) {
+  TempDir bin;
+  write_file(bin / "stap",
+             "#!/bin/sh\n"
+             "while [ $# -gt 0 ]; do\n"
+             "  if [ \"$1\" = -I ] && [ -f \"$2/iotap_paths.stpm\" ]; then\n"
+             "    cat \"$2/iotap_paths.stpm\" > macros.seen; ls \"$2\" > dir.seen; fi\n"
+             "  shift\n"
+             "done\n"
+             ": > iotap.ko\n",
+             0755);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
+  TempDir work;
+  CompileRequest request{"probe begin {}\n", "s.stp", "", "", work.path(), {}, ""};
+  request.block_hasher_exe = "/opt/my \"tools\"/block_hasher";
+  compile_module(request);
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(read_file(work / "macros.seen"),
+            "@define block_hasher_exe %( \"/opt/my \\\"tools\\\"/block_hasher\" %)\n");
+  EXPECT_EQ(read_file(work / "dir.seen"), "iotap_paths.stpm\n");
 }
 
 // ---- is the compile cold? --------------------------------------------------------------------

@@ -124,6 +124,9 @@ struct StreamInfo {
   uint64_t abandoned_bios = 0;       // an address queued again before its completion was seen
   uint64_t bios_in_flight = 0;       // at the end of the stream
   uint64_t requests_unfinished = 0;  // reads whose end never came
+  // The most reads and bios held at once: what the engine's memory grows with (not the
+  // number of events).
+  uint64_t peak_held = 0;
 };
 
 struct RemapCheck {
