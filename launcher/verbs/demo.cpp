@@ -110,7 +110,7 @@ int demo(Args args) {
         if (row.device != device.name) continue;
         devices.push_back({{"name", device.name},
                            {"spec", device.spec},
-                           {"parent", parent_name(result.devices, device)},
+                           {"parent", parent_json(device)},
                            {"rw", row.rw},
                            {"ios", row.count},
                            {"total_us", row.total_us},

@@ -24,16 +24,16 @@ std::vector<DeviceRow> parse_device_table(std::string_view text) {
 }
 
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
-                                          const std::vector<vm::GuestDevice>& devices) {
+                                          const std::vector<StackDevice>& devices) {
   std::map<std::string, uint64_t> read_avg;
   for (const auto& row : rows) {
     if (row.rw == "R" && row.count > 0) read_avg[row.device] = row.avg_us;
   }
   std::vector<SlowMember> slow;
   for (const auto& parent : devices) {
-    std::vector<const vm::GuestDevice*> members;
-    for (const auto& device : devices) {
-      if (device.parent == parent.id && read_avg.contains(device.name)) members.push_back(&device);
+    std::vector<const StackDevice*> members;
+    for (const StackDevice* device : children_of(devices, parent)) {
+      if (read_avg.contains(device->name)) members.push_back(device);
     }
     if (members.size() < 2) continue;
     for (const auto* member : members) {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
 
 namespace iotap::verbs {
 
@@ -22,7 +22,7 @@ struct DeviceRow {
 std::vector<DeviceRow> parse_device_table(std::string_view text);
 
 struct SlowMember {
-  vm::GuestDevice device;
+  StackDevice device;
   std::string parent;            // kernel name of the array or dm device it belongs to
   uint64_t avg_us = 0;           // its average read time
   uint64_t siblings_avg_us = 0;  // median of its siblings' averages
@@ -32,6 +32,6 @@ struct SlowMember {
 // A member is slow when its average read takes more than 4 times, and over 1 ms more than,
 // the median of its siblings' averages. Reads only; members without reads are not judged.
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
-                                          const std::vector<vm::GuestDevice>& devices);
+                                          const std::vector<StackDevice>& devices);
 
 }  // namespace iotap::verbs

@@ -51,16 +51,12 @@ std::string running_kernel() {
 
 }  // namespace
 
-std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices) {
-  std::sort(devices.begin(), devices.end(),
-            [](const auto& a, const auto& b) { return a.id < b.id; });
+std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices) {
   std::vector<std::string> lines;
   for (const auto& device : devices) {
     std::string members;
-    for (const auto& member : devices) {
-      if (member.parent == device.id) members += " " + member.name;
-    }
-    if (device.parent < 0) lines.push_back("stack top: " + device.name + " = " + device.spec);
+    for (const StackDevice* member : children_of(devices, device)) members += " " + member->name;
+    if (device.parent.empty()) lines.push_back("stack top: " + device.name + " = " + device.spec);
     if (!members.empty()) lines.push_back("  " + device.name + " " + device.spec + " <-" + members);
   }
   return lines;
@@ -122,7 +118,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
       events.stdout_data = [](std::string_view) {};
       events.stderr_data = [](std::string_view) {};
       events.status = [](std::string_view) {};
-      events.device = [](const vm::GuestDevice&) {};
+      events.device = [](const StackDevice&) {};
       events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
       vm::run_in_vm(harvest, events);
       if (kallsyms.empty())
@@ -188,7 +184,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
         sinks.status(phrase);
       }
     };
-    events.device = [&](const vm::GuestDevice& device) { result.devices.push_back(device); };
+    events.device = [&](const StackDevice& device) { result.devices.push_back(device); };
     events.kernel_symbols = [&](std::string text) {
       result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
           symbols::KernelSymbols::parse(std::move(text)));

@@ -1,6 +1,6 @@
 # Unit tests of the launcher's libraries: no root, no kernel, no guest.
 iotap_unit_test(stack_spec_test
-  SOURCES launcher/stack_spec_test.cpp launcher/stack_plan_test.cpp
+  SOURCES launcher/stack_spec_test.cpp launcher/stack_plan_test.cpp launcher/guest_stack_test.cpp
   LIBS iotap_target)
 iotap_unit_test(initramfs_test
   SOURCES launcher/cpio_writer_test.cpp launcher/elf_dependencies_test.cpp launcher/kernel_test.cpp

@@ -19,6 +19,7 @@
 #include "iotap/config.h"
 #include "target/vm/elf_dependencies.h"
 #include "target/vm/guest_channels.h"
+#include "target/vm/guest_stack.h"
 #include "target/vm/initramfs.h"
 #include "target/vm/kernel.h"
 #include "target/vm/leading_block.h"
@@ -268,6 +269,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
 
   VmResult result;
+  std::vector<GuestNode> nodes;  // the stack as the guest reports it, until it is complete
   bool got_exit = false;
   // --timeout counts from qemu's start: a guest that hangs while booting or building the stack
   // is stopped by it too. kStartDeadline bounds that part when there is no --timeout.
@@ -303,33 +305,38 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
       std::getline(words >> std::ws, phrase);
       if (phrase == "running") {
         running_since = Clock::now();
+        result.devices = stack_from_nodes(nodes);
         for (const auto& device : result.devices) events.device(device);
       }
       phase = phrase;
       events.status(phrase);
     } else if (kind == "node") {
-      GuestDevice device;
+      GuestNode node;
       std::string numbers;
-      words >> device.id >> device.parent >> device.name >> numbers >> device.spec;
+      words >> node.id >> node.parent >> node.device.name >> numbers >> node.device.spec;
       const auto colon = numbers.find(':');
       if (colon != std::string::npos) {
         // A malformed number leaves 0: the guest's lines are ours, but never worth a crash.
-        std::from_chars(numbers.data(), numbers.data() + colon, device.major);
-        std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), device.minor);
+        uint32_t major = 0;
+        uint32_t minor = 0;
+        std::from_chars(numbers.data(), numbers.data() + colon, major);
+        std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), minor);
+        node.device.dev = make_dev(major, minor);
       }
-      result.devices.push_back(device);
+      nodes.push_back(std::move(node));
     } else if (kind == "dmclear") {
       // A dm device's table was replaced after it was reported (error targets, see init.sh).
       std::string name;
       words >> name;
-      for (auto& device : result.devices) {
-        if (device.name == name) device.dm_table.clear();
+      for (auto& node : nodes) {
+        if (node.device.name == name) node.device.dm_table.clear();
       }
     } else if (kind == "md" || kind == "dm") {
       // Details follow their node line; they complete the device reported last under that name.
       std::string name;
       words >> name;
-      for (auto& device : result.devices) {
+      for (auto& node : nodes) {
+        StackDevice& device = node.device;
         if (device.name != name) continue;
         if (kind == "md") {
           std::string member;
@@ -486,6 +493,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
     throw UserError("guest: " + guest_error + "\n  last console lines:\n" +
                     last_lines(dir / "console.log", 12));
   stdout_stream.finish();
+  result.devices = stack_from_nodes(nodes);
   if (!got_exit && result.interrupted) {
     result.exit_status = 128 + stop_signal();
     return result;
