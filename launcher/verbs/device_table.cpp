@@ -1,8 +1,9 @@
 #include "verbs/device_table.h"
 
-#include <algorithm>
 #include <map>
 #include <sstream>
+
+#include "iotap/slow_member_rule.h"
 
 namespace iotap::verbs {
 
@@ -36,18 +37,19 @@ std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
       if (read_avg.contains(device->name)) members.push_back(device);
     }
     if (members.size() < 2) continue;
+    const auto times_of = [&](const StackDevice* device) {
+      return engine::MemberTimes{static_cast<double>(read_avg[device->name]) * 1000, {}};
+    };
     for (const auto* member : members) {
-      std::vector<uint64_t> others;
+      std::vector<engine::MemberTimes> siblings;
       for (const auto* sibling : members) {
-        if (sibling != member) others.push_back(read_avg[sibling->name]);
+        if (sibling != member) siblings.push_back(times_of(sibling));
       }
-      std::sort(others.begin(), others.end());
-      const uint64_t median = others.size() % 2 == 1
-                                  ? others[others.size() / 2]
-                                  : (others[others.size() / 2 - 1] + others[others.size() / 2]) / 2;
-      const uint64_t avg = read_avg[member->name];
-      if (avg > 4 * median && avg > median + 1000)
-        slow.push_back({*member, parent.name, avg, median, others.size()});
+      const auto comparison = engine::compare_with_siblings(times_of(member), siblings);
+      if (comparison.slow)
+        slow.push_back({*member, parent.name, read_avg[member->name],
+                        static_cast<uint64_t>(comparison.siblings_mean_ns / 1000),
+                        siblings.size()});
     }
   }
   return slow;

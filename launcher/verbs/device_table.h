@@ -1,6 +1,6 @@
 #pragma once
-// The per-device table that examples/iotime.stp prints, read back, and the simple sibling
-// comparison that names a slow member from it.
+// The per-device table that examples/iotime.stp prints, read back, and the slow members it shows
+// by the engine's rule (iotap/slow_member_rule.h), as iotap demo names them.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -29,8 +29,9 @@ struct SlowMember {
   size_t siblings = 0;
 };
 
-// A member is slow when its average read takes more than 4 times, and over 1 ms more than,
-// the median of its siblings' averages. Reads only; members without reads are not judged.
+// A member is slow by the engine's rule (engine::compare_with_siblings) on its average read
+// against its siblings': the table has no median read, so that part of the rule is skipped.
+// Reads only; members without reads are not judged.
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
                                           const std::vector<StackDevice>& devices);
 

@@ -20,7 +20,7 @@ add_dependencies(stap_test stap_runtime)
 iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp LIBS iotap_util)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
-    launcher/report_output_test.cpp launcher/program_output_test.cpp
+    launcher/report_output_test.cpp launcher/program_output_test.cpp launcher/demo_verdict_test.cpp
   LIBS iotap_verbs)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
