@@ -20,11 +20,7 @@
 namespace iotap::verbs {
 
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest) {
-  if (options.command_line.empty() && !options.pid) {
-    throw UserError(
-        "give the program whose reads to follow: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 "
-        "--direct' or -x PID");
-  }
+  require_one_program(options, "whose reads to follow");
   // The engine starts when the guest has said what the stack is; the stream follows.
   std::optional<engine::Engine> engine;
   std::vector<std::string> early_warnings;

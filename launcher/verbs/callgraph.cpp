@@ -220,10 +220,7 @@ int callgraph(Args args) {
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, kHelp)) return 0;
   const Format format = parse_format(format_text, options.json);
-  if (options.command_line.empty() && !options.pid)
-    throw UserError(
-        "give the program to trace: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
-        "or -x PID (see 'iotap callgraph --help')");
+  require_one_program(options, "to trace", " (see 'iotap callgraph --help')");
   check_target_options(options);
 
   selection.program = traced_program(options);

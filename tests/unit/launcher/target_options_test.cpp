@@ -48,6 +48,31 @@ TEST(TargetOptions, CombinationsThatCannotWork) {
   EXPECT_THROW(check_target_options(both), UserError);
 }
 
+std::string program_error(const TargetOptions& options) {
+  try {
+    require_one_program(options, "to watch", " (see 'iotap x --help')");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TargetOptions, ExactlyOneOfCommandAndPid) {
+  EXPECT_EQ(program_error({}),
+            "give the program to watch: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 "
+            "--direct' or -x PID (see 'iotap x --help')");
+  TargetOptions both;
+  both.command_line = "true";
+  both.pid = 1;
+  EXPECT_EQ(program_error(both), "-c and -x exclude each other: start a program or attach to one");
+  TargetOptions command;
+  command.command_line = "true";
+  EXPECT_EQ(program_error(command), "");
+  TargetOptions pid;
+  pid.pid = 1;
+  EXPECT_EQ(program_error(pid), "");
+}
+
 std::string number_error(const NumberOption& option, const std::string& text) {
   try {
     parse_positive_number(option, text);
