@@ -1,6 +1,5 @@
 // iotap callgraph: every call and return of a program's functions, as a tree per thread
 // (SystemTap's para-callgraph), as FlameGraph folded stacks, or as a Perfetto timeline.
-#include <sys/utsname.h>
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -97,12 +96,6 @@ Format parse_format(const std::string& text, bool json) {
   if (text == "raw") return Format::kRaw;
   throw UserError(
       "--format must be text, folded, perfetto or raw (or --json for the tree as JSON)");
-}
-
-std::string local_kernel_release() {
-  utsname uts{};
-  ::uname(&uts);
-  return uts.release;
 }
 
 // Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
@@ -224,8 +217,7 @@ int callgraph(Args args) {
   check_target_options(options);
 
   selection.program = traced_program(options);
-  selection.kernel_release = options.target == Target::kVm ? config::kGuestKernel : "";
-  if (selection.kernel_release.empty()) selection.kernel_release = local_kernel_release();
+  selection.kernel_release = target_kernel_release(options);
   if (const std::string problem = callgraph::missing_debug_info(selection.program);
       !problem.empty())
     throw UserError(problem);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "target/local_runner.h"
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -79,6 +80,10 @@ void require_one_program(const TargetOptions& options, std::string_view purpose,
                     std::string(hint));
   }
   check_not_both_c_and_x(options);
+}
+
+std::string target_kernel_release(const TargetOptions& options) {
+  return options.target == Target::kVm ? config::kGuestKernel : local_kernel_release();
 }
 
 void check_target_options(const TargetOptions& options) {

@@ -1,6 +1,5 @@
 #include "verbs/traced_run.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,12 +40,6 @@ std::shared_ptr<const symbols::KernelSymbols> local_kernel_symbols() {
         "/proc/kallsyms hides kernel addresses from this user (kernel.kptr_restrict): run iotap "
         "as root to name kernel functions");
   return std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(text));
-}
-
-std::string running_kernel() {
-  utsname uts{};
-  ::uname(&uts);
-  return uts.release;
 }
 
 }  // namespace
@@ -103,7 +96,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   const std::string prepared = stap::substitute_markers(script_text, markers, script_path);
 
   TracedRunResult result;
-  result.kernel_release = vm ? config::kGuestKernel : running_kernel();
+  result.kernel_release = target_kernel_release(options);
   if (stack) result.top_device = stack->top_path();
 
   std::string compile_kernel = result.kernel_release;

@@ -4,8 +4,10 @@
 
 #include <boost/program_options.hpp>
 
+#include "iotap/config.h"
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace iotap::verbs {
 namespace {
@@ -46,6 +48,15 @@ TEST(TargetOptions, CombinationsThatCannotWork) {
   both.command_line = "true";
   both.pid = 1;
   EXPECT_THROW(check_target_options(both), UserError);
+}
+
+TEST(TargetOptions, KernelReleaseOfTheTracedKernel) {
+  TargetOptions vm;
+  vm.target = Target::kVm;
+  EXPECT_EQ(target_kernel_release(vm), config::kGuestKernel);
+  std::string release = read_file("/proc/sys/kernel/osrelease");
+  if (!release.empty() && release.back() == '\n') release.pop_back();
+  EXPECT_EQ(target_kernel_release({}), release);
 }
 
 std::string program_error(const TargetOptions& options) {
