@@ -12,9 +12,6 @@ namespace iotap {
 
 using Json = nlohmann::ordered_json;
 
-// `text` as a JSON string literal, quotes included.
-std::string json_string(std::string_view text);
-
 // Pretty-printed, with any byte that is not UTF-8 (a program may print anything) replaced.
 std::string to_text(const Json& json);
 
