@@ -13,6 +13,7 @@
 #include "iotap/config.h"
 #include "target/vm/elf_dependencies.h"
 #include "util/error.h"
+#include "util/lines.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
 #include "verbs/program_output.h"
@@ -104,18 +105,10 @@ class StreamReader {
  public:
   explicit StreamReader(std::string program_prefix) : program_prefix_(std::move(program_prefix)) {}
   void feed(std::string_view bytes) {
-    pending_ += bytes;
-    size_t start = 0;
-    for (size_t newline = pending_.find('\n'); newline != std::string::npos;
-         newline = pending_.find('\n', start)) {
-      take(std::string_view(pending_).substr(start, newline - start));
-      start = newline + 1;
-    }
-    pending_.erase(0, start);
+    lines_.feed(bytes, [this](std::string_view line) { take(line); });
   }
   callgraph::CallGraph finish() {
-    if (!pending_.empty()) take(pending_);
-    pending_.clear();
+    lines_.finish([this](std::string_view line) { take(line); });
     return builder_.build();
   }
   // The script's own lines, as they came.
@@ -132,7 +125,7 @@ class StreamReader {
   }
 
   std::string program_prefix_;
-  std::string pending_;
+  LineSplitter lines_;
   std::string raw_;
   callgraph::CallTreeBuilder builder_;
 };

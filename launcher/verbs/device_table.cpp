@@ -4,23 +4,22 @@
 #include <sstream>
 
 #include "iotap/slow_member_rule.h"
+#include "util/lines.h"
 
 namespace iotap::verbs {
 
 std::vector<DeviceRow> parse_device_table(std::string_view text) {
   std::vector<DeviceRow> rows;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
+  for_each_line(text, [&](std::string_view line) {
+    std::istringstream words{std::string(line)};
     DeviceRow row;
     std::string extra;
     if (!(words >> row.device >> row.rw >> row.total_us >> row.count >> row.avg_us) ||
         (words >> extra))
-      continue;
-    if (row.rw != "R" && row.rw != "W" && row.rw != "-") continue;
+      return;
+    if (row.rw != "R" && row.rw != "W" && row.rw != "-") return;
     rows.push_back(row);
-  }
+  });
   return rows;
 }
 

@@ -17,7 +17,8 @@ target_compile_definitions(stap_test PRIVATE
   TASK_WORK_HEADER="/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
 add_dependencies(stap_test stap_runtime)
 # -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
-iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp LIBS iotap_util)
+iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp launcher/lines_test.cpp
+  LIBS iotap_util)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
     launcher/report_output_test.cpp launcher/program_output_test.cpp launcher/demo_verdict_test.cpp

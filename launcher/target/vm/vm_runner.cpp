@@ -25,6 +25,7 @@
 #include "target/vm/leading_block.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/lines.h"
 #include "util/process.h"
 #include "util/quoting.h"
 #include "util/stop_signal.h"
@@ -110,27 +111,6 @@ bool kvm_usable() {
   ::close(fd);
   return true;
 }
-
-// Splits a byte stream into lines.
-class LineBuffer {
- public:
-  template <typename OnLine>
-  void feed(std::string_view bytes, OnLine on_line) {
-    pending_ += bytes;
-    size_t start = 0;
-    for (size_t nl = pending_.find('\n'); nl != std::string::npos;
-         nl = pending_.find('\n', start)) {
-      std::string line = pending_.substr(start, nl - start);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      on_line(line);
-      start = nl + 1;
-    }
-    pending_.erase(0, start);
-  }
-
- private:
-  std::string pending_;
-};
 
 void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
   image.add_directory("/iotap");
@@ -284,7 +264,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
   std::string start_timeout;
   std::string start_timeout_hint;
   std::string guest_error;
-  LineBuffer ctl_lines;
+  LineSplitter ctl_lines;
   // The kallsyms block, when asked for, opens the output port; see init.sh.
   LeadingBlock stdout_stream(
       run.kernel_symbols ? "iotap-kallsyms" : "",
@@ -296,8 +276,9 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
         }
       },
       events.stdout_data);
-  const auto on_ctl_line = [&](const std::string& line) {
-    std::istringstream words(line);
+  const auto on_ctl_line = [&](std::string_view line) {
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    std::istringstream words{std::string(line)};
     std::string kind;
     words >> kind;
     if (kind == "status") {
