@@ -71,10 +71,6 @@ const char* layer_name(LayerId layer) {
   return "?";
 }
 
-std::string dev_name(uint32_t dev) {
-  return std::to_string(dev >> 20U) + ":" + std::to_string(dev & ((1U << 20U) - 1));
-}
-
 Stack::Stack(std::vector<StackDevice> devices) : stack_size_(devices.size()) {
   std::unordered_map<std::string, size_t> by_name;
   devices_.reserve(devices.size());

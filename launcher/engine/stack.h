@@ -62,6 +62,4 @@ class Stack {
   size_t last_index_ = 0;
 };
 
-std::string dev_name(uint32_t dev);  // "MAJ:MIN"
-
 }  // namespace iotap::engine

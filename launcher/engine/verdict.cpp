@@ -31,7 +31,35 @@ size_t carrier(const Stack& stack, const std::vector<DeviceStats>& devices, size
   return named;
 }
 
+MemberTimes times_of(const DeviceStats& stats) {
+  return {stats.latency.mean(), static_cast<double>(stats.latency.percentile(0.5))};
+}
+
 }  // namespace
+
+SiblingComparison compare_with_siblings(const MemberTimes& member,
+                                        std::span<const MemberTimes> siblings) {
+  SiblingComparison out;
+  if (siblings.empty()) return out;
+  std::vector<double> means;
+  std::vector<double> typicals;
+  for (const auto& sibling : siblings) {
+    means.push_back(sibling.mean_ns);
+    if (sibling.typical_ns) typicals.push_back(*sibling.typical_ns);
+  }
+  out.siblings_mean_ns = median(means);
+  if (member.mean_ns <= kTimesSiblings * out.siblings_mean_ns ||
+      member.mean_ns - out.siblings_mean_ns <= kAboveSiblingsNs)
+    return out;
+  // A mean can be carried by a few outliers (a vCPU preempted on a loaded host once made a
+  // healthy ram disk's mean 15 times its siblings' with a median like theirs). A slow member
+  // is slow for its typical io too, where that is known.
+  if (member.typical_ns && typicals.size() == siblings.size() &&
+      *member.typical_ns <= kTimesSiblings * median(typicals))
+    return out;
+  out.slow = true;
+  return out;
+}
 
 std::vector<SlowMember> find_slow_members(const Stack& stack,
                                           const std::vector<DeviceStats>& devices,
@@ -44,24 +72,13 @@ std::vector<SlowMember> find_slow_members(const Stack& stack,
     for (const size_t member : members) {
       const DeviceStats* own = stats_of(devices, member);
       if (own == nullptr) continue;
-      std::vector<double> siblings;
-      std::vector<double> siblings_p50;
+      std::vector<MemberTimes> siblings;
       for (const size_t sibling : members) {
-        if (const DeviceStats* s = stats_of(devices, sibling); sibling != member && s != nullptr) {
-          siblings.push_back(s->latency.mean());
-          siblings_p50.push_back(static_cast<double>(s->latency.percentile(0.5)));
-        }
+        if (const DeviceStats* s = stats_of(devices, sibling); sibling != member && s != nullptr)
+          siblings.push_back(times_of(*s));
       }
-      if (siblings.empty()) continue;
-      const double baseline = median(siblings);
-      const double mean = own->latency.mean();
-      if (mean <= rules.times_siblings * baseline || mean - baseline <= rules.above_siblings_ns)
-        continue;
-      // A mean can be carried by a few outliers (a vCPU preempted on a loaded host once made a
-      // healthy ram disk's mean 15 times its siblings' with a median like theirs). A slow member
-      // is slow for its typical io too.
-      const double typical = static_cast<double>(own->latency.percentile(0.5));
-      if (typical <= rules.times_siblings * median(siblings_p50)) continue;
+      const SiblingComparison comparison = compare_with_siblings(times_of(*own), siblings);
+      if (!comparison.slow) continue;
       const size_t named = carrier(stack, devices, member, rules.carries);
       SlowMember result;
       result.name = stack[named].info.name;
@@ -70,7 +87,7 @@ std::vector<SlowMember> find_slow_members(const Stack& stack,
       result.member = stack[member].info.name;
       result.array = stack[array].info.name;
       result.mean_us = devices[named].latency.mean() / 1000;
-      result.siblings_mean_us = baseline / 1000;
+      result.siblings_mean_us = comparison.siblings_mean_ns / 1000;
       result.siblings = siblings.size();
       result.share_of_p99 = attribution.share_of_tail(stack.subtree(member), rules.tail_quantile);
       slow.push_back(std::move(result));

@@ -1,12 +1,12 @@
 #pragma once
 // Which members are slow, and which fail.
 //
-// Slow: for every device with two or more members, each member's mean io latency is compared
-// with the median of its siblings' means; it is slow when it is more than 3 times that and more
-// than 1 ms above it. The device named is then the deepest one on the chain of single-member
-// devices beneath the member (linear -> delay -> ram) whose own (exclusive) time carries at
-// least 80% of the member's time: `raid0(ram*3, linear(delay(ram, 20ms)))` names the delay.
-// Its share of the slowest reads' time is read from attribution.
+// Slow: for every device with two or more members, each member is compared with its siblings
+// by the rule of iotap/slow_member_rule.h (3 times the median of their means, and 1 ms above
+// it, for its mean and its median). The device named is then the deepest one on the chain of
+// single-member devices beneath the member (linear -> delay -> ram) whose own (exclusive) time
+// carries at least 80% of the member's time: `raid0(ram*3, linear(delay(ram, 20ms)))` names the
+// delay. Its share of the slowest reads' time is read from attribution.
 //
 // Failing: a device whose ios failed while none of its members' did: where the errors start.
 #include <vector>
@@ -14,15 +14,14 @@
 #include "attribution.h"
 #include "device_stats.h"
 #include "iotap/engine.h"
+#include "iotap/slow_member_rule.h"
 #include "stack.h"
 
 namespace iotap::engine {
 
 struct VerdictRules {
-  double times_siblings = 3;       // slow: mean (and median) above this many times the siblings
-  double above_siblings_ns = 1e6;  // and above it by more than this
-  double carries = 0.8;            // a device beneath carries the member's time from here
-  double tail_quantile = 0.99;     // share_of_p99 is over the reads from this quantile up
+  double carries = 0.8;         // a device beneath carries the member's time from here
+  double tail_quantile = 0.99;  // share_of_p99 is over the reads from this quantile up
 };
 
 std::vector<SlowMember> find_slow_members(const Stack& stack,

@@ -54,18 +54,11 @@ bool is_systemtap_message(std::string_view line) {
 }
 
 void StapStderr::feed(std::string_view bytes) {
-  pending_ += bytes;
-  size_t start = 0;
-  for (size_t nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
-    line(std::string_view(pending_).substr(start, nl - start));
-    start = nl + 1;
-  }
-  pending_.erase(0, start);
+  lines_.feed(bytes, [this](std::string_view text) { line(text); });
 }
 
 void StapStderr::flush() {
-  if (!pending_.empty()) line(pending_);
-  pending_.clear();
+  lines_.finish([this](std::string_view text) { line(text); });
 }
 
 void StapStderr::line(std::string_view raw) {

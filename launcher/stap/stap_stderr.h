@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "util/lines.h"
+
 namespace iotap::stap {
 
 class StapStderr {
@@ -43,7 +45,7 @@ class StapStderr {
   std::string user_name_;
   std::function<void(std::string_view)> program_line_;
   std::string last_program_line_;
-  std::string pending_;
+  LineSplitter lines_;
   std::optional<int> target_exit_status_;
 };
 

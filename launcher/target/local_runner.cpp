@@ -15,18 +15,23 @@
 
 namespace iotap {
 
+std::string local_kernel_release() {
+  utsname uts{};
+  ::uname(&uts);
+  return uts.release;
+}
+
 std::string local_kernel_problem() {
   if (::access("/proc/modules", F_OK) != 0) {
     return "this kernel cannot load SystemTap modules (no /proc/modules: it was built without "
            "CONFIG_MODULES); "
            "use --target vm to run in a guest iotap boots";
   }
-  utsname uts{};
-  ::uname(&uts);
-  const std::string build = std::string("/lib/modules/") + uts.release + "/build";
+  const std::string release = local_kernel_release();
+  const std::string build = "/lib/modules/" + release + "/build";
   if (::access(build.c_str(), F_OK) != 0) {
-    return std::string("stap needs this kernel's headers in ") + build +
-           " (apt-get install linux-headers-" + uts.release + "), or use --target vm";
+    return "stap needs this kernel's headers in " + build + " (apt-get install linux-headers-" +
+           release + "), or use --target vm";
   }
   if (::geteuid() != 0)
     return "loading a SystemTap module needs root (run iotap as root, or with --target vm)";

@@ -23,6 +23,9 @@ struct LocalEvents {
   std::function<void(std::string_view)> stderr_data;
 };
 
+// This machine's running kernel release (uname -r).
+std::string local_kernel_release();
+
 // Empty when this kernel can load SystemTap modules; otherwise why not, and what to do.
 std::string local_kernel_problem();
 

@@ -20,39 +20,15 @@
 
 namespace iotap::verbs {
 
-std::vector<engine::StackDevice> engine_stack(const std::vector<vm::GuestDevice>& devices) {
-  std::vector<engine::StackDevice> stack;
-  stack.reserve(devices.size());
-  for (const auto& device : devices) {
-    engine::StackDevice out;
-    out.name = device.name;
-    out.dev = device.major << 20 | device.minor;
-    out.spec = device.spec;
-    for (const auto& other : devices) {
-      if (other.id == device.parent) out.parent = other.name;
-    }
-    out.md_level = device.md_level;
-    out.chunk_bytes = device.chunk_bytes;
-    out.md_members = device.md_members;
-    out.dm_table = device.dm_table;
-    stack.push_back(std::move(out));
-  }
-  return stack;
-}
-
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest) {
-  if (options.command_line.empty() && !options.pid) {
-    throw UserError(
-        "give the program whose reads to follow: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 "
-        "--direct' or -x PID");
-  }
+  require_one_program(options, "whose reads to follow");
   // The engine starts when the guest has said what the stack is; the stream follows.
   std::optional<engine::Engine> engine;
   std::vector<std::string> early_warnings;
   engine::Options engine_options{slowest};
   engine_options.other_line = program_line_printer(options);
-  const auto start_engine = [&](const std::vector<vm::GuestDevice>& devices) {
-    if (!engine) engine.emplace(engine_stack(devices), engine_options);
+  const auto start_engine = [&](const std::vector<StackDevice>& devices) {
+    if (!engine) engine.emplace(devices, engine_options);
   };
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();

@@ -29,7 +29,4 @@ std::string program_end(const TargetOptions& options, const TracedRunResult& run
 // both; no USDT read for attribute (`attribute_reads`), no block I/O for diagnose.
 bool nothing_to_answer(engine::VerdictStatus status, bool attribute_reads);
 
-// The stack as the engine wants it, from what the guest reported.
-std::vector<engine::StackDevice> engine_stack(const std::vector<vm::GuestDevice>& devices);
-
 }  // namespace iotap::verbs

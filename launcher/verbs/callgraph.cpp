@@ -1,6 +1,5 @@
 // iotap callgraph: every call and return of a program's functions, as a tree per thread
 // (SystemTap's para-callgraph), as FlameGraph folded stacks, or as a Perfetto timeline.
-#include <sys/utsname.h>
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -15,6 +14,7 @@
 #include "target/vm/elf_dependencies.h"
 #include "util/data_paths.h"
 #include "util/error.h"
+#include "util/lines.h"
 #include "verbs/json.h"
 #include "verbs/parse_options.h"
 #include "verbs/program_output.h"
@@ -100,30 +100,16 @@ Format parse_format(const std::string& text, bool json) {
       "--format must be text, folded, perfetto or raw (or --json for the tree as JSON)");
 }
 
-std::string local_kernel_release() {
-  utsname uts{};
-  ::uname(&uts);
-  return uts.release;
-}
-
 // Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
 // output) to stderr, prefixed (verbs/program_output.h).
 class StreamReader {
  public:
   explicit StreamReader(std::string program_prefix) : program_prefix_(std::move(program_prefix)) {}
   void feed(std::string_view bytes) {
-    pending_ += bytes;
-    size_t start = 0;
-    for (size_t newline = pending_.find('\n'); newline != std::string::npos;
-         newline = pending_.find('\n', start)) {
-      take(std::string_view(pending_).substr(start, newline - start));
-      start = newline + 1;
-    }
-    pending_.erase(0, start);
+    lines_.feed(bytes, [this](std::string_view line) { take(line); });
   }
   callgraph::CallGraph finish() {
-    if (!pending_.empty()) take(pending_);
-    pending_.clear();
+    lines_.finish([this](std::string_view line) { take(line); });
     return builder_.build();
   }
   // The script's own lines, as they came.
@@ -140,7 +126,7 @@ class StreamReader {
   }
 
   std::string program_prefix_;
-  std::string pending_;
+  LineSplitter lines_;
   std::string raw_;
   callgraph::CallTreeBuilder builder_;
 };
@@ -221,15 +207,11 @@ int callgraph(Args args) {
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, kHelp)) return 0;
   const Format format = parse_format(format_text, options.json);
-  if (options.command_line.empty() && !options.pid)
-    throw UserError(
-        "give the program to trace: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
-        "or -x PID (see 'iotap callgraph --help')");
+  require_one_program(options, "to trace", " (see 'iotap callgraph --help')");
   check_target_options(options);
 
   selection.program = traced_program(options);
-  selection.kernel_release = options.target == Target::kVm ? config::kGuestKernel : "";
-  if (selection.kernel_release.empty()) selection.kernel_release = local_kernel_release();
+  selection.kernel_release = target_kernel_release(options);
   if (const std::string problem = callgraph::missing_debug_info(selection.program);
       !problem.empty())
     throw UserError(problem);

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "iotap/config.h"
+#include "iotap/slow_member_rule.h"
 #include "util/data_paths.h"
 #include "util/error.h"
 #include "verbs/device_table.h"
@@ -111,7 +112,7 @@ int demo(Args args) {
         if (row.device != device.name) continue;
         devices.push_back({{"name", device.name},
                            {"spec", device.spec},
-                           {"parent", parent_name(result.devices, device)},
+                           {"parent", parent_json(device)},
                            {"rw", row.rw},
                            {"ios", row.count},
                            {"total_us", row.total_us},
@@ -137,8 +138,8 @@ int demo(Args args) {
   }
   std::printf("\n");
   if (slow.empty()) {
-    std::printf(
-        "verdict: no slow member: every member's average read is within 4x of its siblings'\n");
+    std::printf("verdict: no slow member: no member's average read is over %.0fx its siblings'\n",
+                engine::kTimesSiblings);
   }
   for (const auto& member : slow)
     std::printf("verdict: slow member %s\n", slow_member_sentence(member).c_str());

@@ -1,53 +1,54 @@
 #include "verbs/device_table.h"
 
-#include <algorithm>
 #include <map>
 #include <sstream>
+
+#include "iotap/slow_member_rule.h"
+#include "util/lines.h"
 
 namespace iotap::verbs {
 
 std::vector<DeviceRow> parse_device_table(std::string_view text) {
   std::vector<DeviceRow> rows;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
+  for_each_line(text, [&](std::string_view line) {
+    std::istringstream words{std::string(line)};
     DeviceRow row;
     std::string extra;
     if (!(words >> row.device >> row.rw >> row.total_us >> row.count >> row.avg_us) ||
         (words >> extra))
-      continue;
-    if (row.rw != "R" && row.rw != "W" && row.rw != "-") continue;
+      return;
+    if (row.rw != "R" && row.rw != "W" && row.rw != "-") return;
     rows.push_back(row);
-  }
+  });
   return rows;
 }
 
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
-                                          const std::vector<vm::GuestDevice>& devices) {
+                                          const std::vector<StackDevice>& devices) {
   std::map<std::string, uint64_t> read_avg;
   for (const auto& row : rows) {
     if (row.rw == "R" && row.count > 0) read_avg[row.device] = row.avg_us;
   }
   std::vector<SlowMember> slow;
   for (const auto& parent : devices) {
-    std::vector<const vm::GuestDevice*> members;
-    for (const auto& device : devices) {
-      if (device.parent == parent.id && read_avg.contains(device.name)) members.push_back(&device);
+    std::vector<const StackDevice*> members;
+    for (const StackDevice* device : children_of(devices, parent)) {
+      if (read_avg.contains(device->name)) members.push_back(device);
     }
     if (members.size() < 2) continue;
+    const auto times_of = [&](const StackDevice* device) {
+      return engine::MemberTimes{static_cast<double>(read_avg[device->name]) * 1000, {}};
+    };
     for (const auto* member : members) {
-      std::vector<uint64_t> others;
+      std::vector<engine::MemberTimes> siblings;
       for (const auto* sibling : members) {
-        if (sibling != member) others.push_back(read_avg[sibling->name]);
+        if (sibling != member) siblings.push_back(times_of(sibling));
       }
-      std::sort(others.begin(), others.end());
-      const uint64_t median = others.size() % 2 == 1
-                                  ? others[others.size() / 2]
-                                  : (others[others.size() / 2 - 1] + others[others.size() / 2]) / 2;
-      const uint64_t avg = read_avg[member->name];
-      if (avg > 4 * median && avg > median + 1000)
-        slow.push_back({*member, parent.name, avg, median, others.size()});
+      const auto comparison = engine::compare_with_siblings(times_of(member), siblings);
+      if (comparison.slow)
+        slow.push_back({*member, parent.name, read_avg[member->name],
+                        static_cast<uint64_t>(comparison.siblings_mean_ns / 1000),
+                        siblings.size()});
     }
   }
   return slow;

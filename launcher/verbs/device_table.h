@@ -1,12 +1,12 @@
 #pragma once
-// The per-device table that examples/iotime.stp prints, read back, and the simple sibling
-// comparison that names a slow member from it.
+// The per-device table that examples/iotime.stp prints, read back, and the slow members it shows
+// by the engine's rule (iotap/slow_member_rule.h), as iotap demo names them.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
 
 namespace iotap::verbs {
 
@@ -22,16 +22,17 @@ struct DeviceRow {
 std::vector<DeviceRow> parse_device_table(std::string_view text);
 
 struct SlowMember {
-  vm::GuestDevice device;
+  StackDevice device;
   std::string parent;            // kernel name of the array or dm device it belongs to
   uint64_t avg_us = 0;           // its average read time
   uint64_t siblings_avg_us = 0;  // median of its siblings' averages
   size_t siblings = 0;
 };
 
-// A member is slow when its average read takes more than 4 times, and over 1 ms more than,
-// the median of its siblings' averages. Reads only; members without reads are not judged.
+// A member is slow by the engine's rule (engine::compare_with_siblings) on its average read
+// against its siblings': the table has no median read, so that part of the rule is skipped.
+// Reads only; members without reads are not judged.
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
-                                          const std::vector<vm::GuestDevice>& devices);
+                                          const std::vector<StackDevice>& devices);
 
 }  // namespace iotap::verbs

@@ -41,7 +41,7 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   ReportOutput out(options.output_path);
   const std::string program_prefix = program_output_prefix(traced_program(options));
   const bool live = verb.live_view && !options.json && out.is_terminal();
-  std::vector<vm::GuestDevice> stack;
+  std::vector<StackDevice> stack;
   std::optional<ReportBlock> whole_run;
   std::deque<std::string> recent_lines;
   uint64_t skipped = 0;
@@ -81,7 +81,7 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
   sinks.output = [&](std::string_view bytes) { reader.feed(bytes); };
-  sinks.stack = [&](const std::vector<vm::GuestDevice>& devices) { stack = devices; };
+  sinks.stack = [&](const std::vector<StackDevice>& devices) { stack = devices; };
   sinks.diagnostic = [&](std::string_view line) {
     if (const auto count = skipped_probes_in(line)) skipped += *count;
     std::fwrite(line.data(), 1, line.size(), stderr);

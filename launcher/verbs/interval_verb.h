@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
 #include "verbs/json.h"
 #include "verbs/report_blocks.h"
 #include "verbs/target_options.h"
@@ -18,7 +18,7 @@ struct IntervalVerb {
   std::string schema;  // "iotap.iotime/1": the first key of every JSON line
   TracedScript script;
   // A table's JSON fields (the schema key comes first, added by the run).
-  std::function<Json(const ReportBlock&, const std::vector<vm::GuestDevice>&)> to_json;
+  std::function<Json(const ReportBlock&, const std::vector<StackDevice>&)> to_json;
   // Redraw each interval's table in place when stdout is a terminal (top); otherwise tables
   // follow one another.
   bool live_view = false;

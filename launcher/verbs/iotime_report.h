@@ -3,7 +3,7 @@
 // a JSON line of `iotap iotime --json`.
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
 #include "verbs/json.h"
 #include "verbs/report_blocks.h"
 
@@ -11,6 +11,6 @@ namespace iotap::verbs {
 
 // block_head_json's fields, then "devices": [{"name", "spec", "parent", "rw", "count",
 // "total_us", "avg_us"}] in the table's order.
-Json iotime_json(const ReportBlock& block, const std::vector<vm::GuestDevice>& stack);
+Json iotime_json(const ReportBlock& block, const std::vector<StackDevice>& stack);
 
 }  // namespace iotap::verbs

@@ -1,31 +1,22 @@
 #include "verbs/json.h"
 
-#include <algorithm>
-#include <array>
-#include <cstdio>
-
 namespace iotap {
 
-Json parent_name(const std::vector<vm::GuestDevice>& devices, const vm::GuestDevice& device) {
-  for (const auto& other : devices) {
-    if (other.id == device.parent) return other.name;
-  }
-  return nullptr;
+Json parent_json(const StackDevice& device) {
+  return device.parent.empty() ? Json(nullptr) : Json(device.parent);
 }
 
 std::string to_text(const Json& json) {
   return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Json stack_json(const std::vector<vm::GuestDevice>& devices) {
-  std::vector<vm::GuestDevice> by_id = devices;
-  std::sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+Json stack_json(const std::vector<StackDevice>& devices) {
   Json out = Json::array();
-  for (const auto& device : by_id) {
+  for (const auto& device : devices) {
     Json entry{{"name", device.name},
-               {"dev", std::to_string(device.major) + ":" + std::to_string(device.minor)},
+               {"dev", dev_name(device.dev)},
                {"spec", device.spec},
-               {"parent", parent_name(devices, device)}};
+               {"parent", parent_json(device)}};
     if (!device.md_level.empty()) {
       Json members = Json::array();
       for (const auto& [name, offset] : device.md_members)
@@ -37,38 +28,6 @@ Json stack_json(const std::vector<vm::GuestDevice>& devices) {
     out.push_back(entry);
   }
   return out;
-}
-
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          std::array<char, 8> escaped{};
-          std::snprintf(escaped.data(), escaped.size(), "\\u%04x", static_cast<unsigned>(c));
-          out += escaped.data();
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace iotap

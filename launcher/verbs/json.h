@@ -6,22 +6,19 @@
 #include <string_view>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
 
 namespace iotap {
 
 using Json = nlohmann::ordered_json;
 
-// `text` as a JSON string literal, quotes included.
-std::string json_string(std::string_view text);
-
-// The kernel name of a device's parent in the stack the guest reported, or null for the top.
-Json parent_name(const std::vector<vm::GuestDevice>& devices, const vm::GuestDevice& device);
-
 // Pretty-printed, with any byte that is not UTF-8 (a program may print anything) replaced.
 std::string to_text(const Json& json);
 
-// The stack as the guest built it: [{"name", "spec", "parent"}], top first.
-Json stack_json(const std::vector<vm::GuestDevice>& devices);
+// A device's parent's kernel name, or null for the top device.
+Json parent_json(const StackDevice& device);
+
+// The stack as the guest built it (top first): [{"name", "dev", "spec", "parent"}].
+Json stack_json(const std::vector<StackDevice>& devices);
 
 }  // namespace iotap

@@ -59,10 +59,7 @@ int latency(Args args) {
       "stacks", po::bool_switch(&stacks), "print the kernel stack of each reason's longest sleep");
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, kHelp)) return 0;
-  if (options.command_line.empty() && !options.pid)
-    throw UserError(
-        "give the program to watch: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' "
-        "or -x PID");
+  require_one_program(options, "to watch");
 
   ReportOutput out(options.output_path);
   const auto program_line = program_line_printer(options);

@@ -113,43 +113,26 @@ void print_table(const std::string& binary, const ProbeList& list) {
   std::cout << n << (n == 1 ? " probe in " : " probes in ") << binary << '\n';
 }
 
-// Keys are fixed identifiers and need no escaping.
-std::string key(std::string_view name) {
-  return "\"" + std::string(name) + "\": ";
-}
-
-std::string json_bool(bool value) {
-  return value ? "true" : "false";
-}
-
-std::string json_probe(const Probe& probe) {
-  std::string out = "{" + key("provider") + json_string(probe.provider) + ", " + key("name") +
-                    json_string(probe.name) + ", " + key("pc") + json_string(hex(probe.pc)) + ", " +
-                    key("semaphore") +
-                    (probe.semaphore == 0 ? "null" : json_string(hex(probe.semaphore))) + ", " +
-                    key("args") + "[";
-  for (std::size_t i = 0; i < probe.args.size(); ++i) {
-    const Argument& arg = probe.args[i];
-    if (i > 0) {
-      out += ", ";
-    }
-    out += "{" + key("size") + std::to_string(arg.size_bytes) + ", " + key("signed") +
-           json_bool(arg.is_signed) + ", " + key("float") + json_bool(arg.is_float) + ", " +
-           key("operand") + json_string(arg.operand) + "}";
+Json json_probe(const Probe& probe) {
+  Json args = Json::array();
+  for (const Argument& arg : probe.args) {
+    args.push_back({{"size", arg.size_bytes},
+                    {"signed", arg.is_signed},
+                    {"float", arg.is_float},
+                    {"operand", arg.operand}});
   }
-  return out + "]}";
+  return {{"provider", probe.provider},
+          {"name", probe.name},
+          {"pc", hex(probe.pc)},
+          {"semaphore", probe.semaphore == 0 ? Json(nullptr) : Json(hex(probe.semaphore))},
+          {"args", std::move(args)}};
 }
 
 void print_json(const std::string& binary, const ProbeList& list) {
-  std::cout << "{\n  \"binary\": " << json_string(binary) << ",\n  \"probes\": [";
-  for (std::size_t i = 0; i < list.probes.size(); ++i) {
-    std::cout << (i == 0 ? "\n    " : ",\n    ") << json_probe(list.probes[i]);
-  }
-  std::cout << (list.probes.empty() ? "],\n" : "\n  ],\n") << "  \"problems\": [";
-  for (std::size_t i = 0; i < list.problems.size(); ++i) {
-    std::cout << (i == 0 ? "" : ", ") << json_string(list.problems[i]);
-  }
-  std::cout << "]\n}\n";
+  Json probes = Json::array();
+  for (const Probe& probe : list.probes) probes.push_back(json_probe(probe));
+  const Json json{{"binary", binary}, {"probes", std::move(probes)}, {"problems", list.problems}};
+  std::cout << to_text(json);
 }
 
 }  // namespace

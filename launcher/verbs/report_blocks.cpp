@@ -35,19 +35,11 @@ ReportBlockReader::ReportBlockReader(BlockSink on_block, LineSink on_other_line)
     : on_block_(std::move(on_block)), on_other_line_(std::move(on_other_line)) {}
 
 void ReportBlockReader::feed(std::string_view bytes) {
-  partial_.append(bytes);
-  size_t start = 0;
-  for (size_t end = partial_.find('\n'); end != std::string::npos;
-       end = partial_.find('\n', start)) {
-    take_line(std::string_view(partial_).substr(start, end - start), true);
-    start = end + 1;
-  }
-  partial_.erase(0, start);
+  lines_.feed(bytes, [this](std::string_view line) { take_line(line, true); });
 }
 
 void ReportBlockReader::finish() {
-  if (!partial_.empty()) take_line(partial_, false);
-  partial_.clear();
+  lines_.finish([this](std::string_view line) { take_line(line, false); });
   if (in_block_) {
     in_block_ = false;
     on_block_(block_);

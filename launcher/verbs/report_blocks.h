@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/lines.h"
+
 namespace iotap::verbs {
 
 struct ReportBlock {
@@ -38,7 +40,7 @@ class ReportBlockReader {
 
   BlockSink on_block_;
   LineSink on_other_line_;
-  std::string partial_;
+  LineSplitter lines_;
   bool in_block_ = false;
   ReportBlock block_;
 };

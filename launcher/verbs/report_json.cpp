@@ -10,11 +10,9 @@ Json block_head_json(const ReportBlock& block) {
               {"to_s", block.to_seconds}};
 }
 
-Json device_json(const std::string& name, const std::vector<vm::GuestDevice>& stack) {
-  for (const auto& device : stack) {
-    if (device.name == name)
-      return Json{{"name", name}, {"spec", device.spec}, {"parent", parent_name(stack, device)}};
-  }
+Json device_json(const std::string& name, const std::vector<StackDevice>& stack) {
+  if (const StackDevice* device = find_device(stack, name))
+    return Json{{"name", name}, {"spec", device->spec}, {"parent", parent_json(*device)}};
   return Json{{"name", name}, {"spec", nullptr}, {"parent", nullptr}};
 }
 

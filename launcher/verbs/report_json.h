@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
 #include "verbs/json.h"
 #include "verbs/report_blocks.h"
 
@@ -15,6 +15,6 @@ Json block_head_json(const ReportBlock& block);
 
 // {"name", "spec", "parent"} for a device by kernel name; spec and parent are null for a device
 // outside the stack (the guest's other disks) or when no stack was built.
-Json device_json(const std::string& name, const std::vector<vm::GuestDevice>& stack);
+Json device_json(const std::string& name, const std::vector<StackDevice>& stack);
 
 }  // namespace iotap::verbs

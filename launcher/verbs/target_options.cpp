@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "target/local_runner.h"
 #include "target/vm/stack_spec.h"
 #include "util/data_paths.h"
 #include "util/error.h"
@@ -63,9 +64,31 @@ void add_target_options(po::options_description& description, TargetOptions& opt
       "with --target vm: guest memory");
 }
 
-void check_target_options(const TargetOptions& options) {
+namespace {
+
+void check_not_both_c_and_x(const TargetOptions& options) {
   if (!options.command_line.empty() && options.pid)
     throw UserError("-c and -x exclude each other: start a program or attach to one");
+}
+
+}  // namespace
+
+void require_one_program(const TargetOptions& options, std::string_view purpose,
+                         std::string_view hint) {
+  if (options.command_line.empty() && !options.pid) {
+    throw UserError("give the program " + std::string(purpose) +
+                    ": -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' or -x PID" +
+                    std::string(hint));
+  }
+  check_not_both_c_and_x(options);
+}
+
+std::string target_kernel_release(const TargetOptions& options) {
+  return options.target == Target::kVm ? config::kGuestKernel : local_kernel_release();
+}
+
+void check_target_options(const TargetOptions& options) {
+  check_not_both_c_and_x(options);
   if (options.target == Target::kLocal && !options.stack_text.empty()) {
     throw UserError(
         "--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the "

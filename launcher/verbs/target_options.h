@@ -7,6 +7,7 @@
 #include <boost/program_options/variables_map.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "target/vm/stack_plan.h"
@@ -40,6 +41,14 @@ void add_target_options(boost::program_options::options_description& description
 
 // Checks combinations the parser cannot: --stack only with --target vm, -x not with vm, ...
 void check_target_options(const TargetOptions& options);
+
+// The release of the kernel the run traces: the guest's with --target vm, else this machine's.
+std::string target_kernel_release(const TargetOptions& options);
+
+// For verbs that follow one program: exactly one of -c and -x, or a UserError that says
+// "give the program <purpose>: -c '...' or -x PID<hint>" (none) or that they exclude each other.
+void require_one_program(const TargetOptions& options, std::string_view purpose,
+                         std::string_view hint = "");
 
 // With --target vm and --stack: the stack parsed, planned and checked against --memory, so a
 // bad spec fails before anything is compiled or booted. Empty otherwise.

@@ -1,6 +1,5 @@
 #include "verbs/traced_run.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,12 +43,6 @@ std::shared_ptr<const symbols::KernelSymbols> local_kernel_symbols() {
   return std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(text));
 }
 
-std::string running_kernel() {
-  utsname uts{};
-  ::uname(&uts);
-  return uts.release;
-}
-
 // The block_hasher tapset probes the traced program when it is a block_hasher (wherever it
 // lives); otherwise compile_module's default, the workload next to iotap.
 std::string traced_block_hasher(const std::optional<std::string>& exe) {
@@ -59,16 +52,12 @@ std::string traced_block_hasher(const std::optional<std::string>& exe) {
 
 }  // namespace
 
-std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices) {
-  std::sort(devices.begin(), devices.end(),
-            [](const auto& a, const auto& b) { return a.id < b.id; });
+std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices) {
   std::vector<std::string> lines;
   for (const auto& device : devices) {
     std::string members;
-    for (const auto& member : devices) {
-      if (member.parent == device.id) members += " " + member.name;
-    }
-    if (device.parent < 0) lines.push_back("stack top: " + device.name + " = " + device.spec);
+    for (const StackDevice* member : children_of(devices, device)) members += " " + member->name;
+    if (device.parent.empty()) lines.push_back("stack top: " + device.name + " = " + device.spec);
     if (!members.empty()) lines.push_back("  " + device.name + " " + device.spec + " <-" + members);
   }
   return lines;
@@ -136,7 +125,7 @@ std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
   events.stdout_data = [](std::string_view) {};
   events.stderr_data = [](std::string_view) {};
   events.status = [](std::string_view) {};
-  events.device = [](const vm::GuestDevice&) {};
+  events.device = [](const StackDevice&) {};
   events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
   vm::run_in_vm(harvest, events);
   if (kallsyms.empty())
@@ -161,9 +150,9 @@ std::string compile_script(const TracedScript& script, const PreparedRun& prepar
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  const std::string module = stap::compile_module(
-      {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args,
-       traced_block_hasher(prepared.markers.exe)});
+  const std::string module =
+      stap::compile_module({prepared.script_text, script.path, compile_kernel, runtime_dir,
+                            work.path(), script.args, traced_block_hasher(prepared.markers.exe)});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
@@ -208,7 +197,7 @@ void run_on_vm(const std::string& module, const TracedScript& script, const Targ
   events.status = [&](std::string_view phrase) {
     show_guest_status(phrase, prepared, result, sinks);
   };
-  events.device = [&](const vm::GuestDevice& device) { result.devices.push_back(device); };
+  events.device = [&](const StackDevice& device) { result.devices.push_back(device); };
   events.kernel_symbols = [&](std::string text) {
     result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
         symbols::KernelSymbols::parse(std::move(text)));
@@ -259,7 +248,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
                            const TracedRunSinks& sinks) {
   const PreparedRun prepared = prepare_run(script.path, options);
   TracedRunResult result;
-  result.kernel_release = prepared.vm ? config::kGuestKernel : running_kernel();
+  result.kernel_release = target_kernel_release(options);
   if (prepared.stack) result.top_device = prepared.stack->top_path();
 
   TempDir work("iotap-run");

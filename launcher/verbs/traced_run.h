@@ -21,7 +21,7 @@ struct TracedRunSinks {
   // not set.
   std::function<void(std::string_view)> diagnostic;
   // Optional. The stack as the guest built it, once, before the script's output starts.
-  std::function<void(const std::vector<vm::GuestDevice>&)> stack;
+  std::function<void(const std::vector<StackDevice>&)> stack;
   // Optional. With TracedScript::kernel_symbols: the target's symbol table, before any output.
   std::function<void(std::shared_ptr<const symbols::KernelSymbols>)> kernel_symbols;
 };
@@ -34,8 +34,8 @@ struct TracedRunResult {
   bool interrupted = false;
   bool timed_out = false;
   std::string kernel_release;
-  std::string top_device;                // the stack's top device path, when there is a stack
-  std::vector<vm::GuestDevice> devices;  // the stack as the guest built it
+  std::string top_device;            // the stack's top device path, when there is a stack
+  std::vector<StackDevice> devices;  // the stack as the guest built it
   std::shared_ptr<const symbols::KernelSymbols> kernel_symbols;  // when asked for and received
   double compile_seconds = 0;
   double run_seconds = 0;
@@ -62,7 +62,7 @@ inline TracedRunResult traced_run(const std::string& script_path, const TargetOp
 }
 
 // "stack top: md0 = raid0(...)" and one "md0 raid0(...) <- ram0 ... dm-0" line per parent.
-std::vector<std::string> describe_stack(std::vector<vm::GuestDevice> devices);
+std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices);
 
 // Prints progress on stderr as "iotap: <phrase>", with the seconds since the run began.
 std::function<void(std::string_view)> stderr_status_printer();

@@ -18,8 +18,8 @@
 
 namespace {
 
-using iotap::engine::make_dev;
-using iotap::engine::StackDevice;
+using iotap::make_dev;
+using iotap::StackDevice;
 
 StackDevice device(std::string name, uint32_t dev, std::string spec, std::string parent) {
   StackDevice d;

@@ -19,7 +19,7 @@ uint32_t parse_dev(const std::string& text) {
       std::from_chars(text.data(), text.data() + colon, major).ec != std::errc() ||
       std::from_chars(text.data() + colon + 1, text.data() + text.size(), minor).ec != std::errc())
     throw std::runtime_error("bad dev '" + text + "'");
-  return engine::make_dev(major, minor);
+  return make_dev(major, minor);
 }
 
 std::string string_or_empty(const nlohmann::json& value) {
@@ -37,7 +37,7 @@ Trace load_trace(const std::string& path) {
   Trace trace;
   trace.output = run.at("output").get<std::string>();
   for (const auto& d : run.at("devices")) {
-    engine::StackDevice device;
+    StackDevice device;
     device.name = d.at("name").get<std::string>();
     device.dev = parse_dev(d.at("dev").get<std::string>());
     device.spec = string_or_empty(d.value("spec", nlohmann::json()));

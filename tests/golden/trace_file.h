@@ -9,7 +9,7 @@
 namespace iotap::golden {
 
 struct Trace {
-  std::vector<engine::StackDevice> stack;
+  std::vector<StackDevice> stack;
   std::string output;  // the event stream and the program's own output
 };
 

@@ -1,6 +1,6 @@
 # Unit tests of the launcher's libraries: no root, no kernel, no guest.
 iotap_unit_test(stack_spec_test
-  SOURCES launcher/stack_spec_test.cpp launcher/stack_plan_test.cpp
+  SOURCES launcher/stack_spec_test.cpp launcher/stack_plan_test.cpp launcher/guest_stack_test.cpp
   LIBS iotap_target)
 # The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
 iotap_unit_test(control_protocol_test SOURCES launcher/control_protocol_test.cpp LIBS iotap_target)
@@ -22,10 +22,11 @@ if(TARGET stap_runtime)
   add_dependencies(stap_test stap_runtime)
 endif()
 # -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
-iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp LIBS iotap_util)
+iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp launcher/lines_test.cpp
+  LIBS iotap_util)
 iotap_unit_test(verbs_test
   SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
-    launcher/report_output_test.cpp launcher/program_output_test.cpp
+    launcher/report_output_test.cpp launcher/program_output_test.cpp launcher/demo_verdict_test.cpp
   LIBS iotap_verbs)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.

@@ -38,10 +38,10 @@ iotap_cli_test(usdt_cli_table 0
   "iotap_test +typed +s8 u16 s32 u64 u64 +- +0x[0-9a-f]+\n.*iotap_test +guarded +u64 s16 +0x[0-9a-f]+ +0x[0-9a-f]+\n5 probes in [^\n]*usdt_testprog"
   probes $<TARGET_FILE:usdt_testprog>)
 iotap_cli_test(usdt_cli_json 0
-  "\"provider\": \"iotap_test\", \"name\": \"constant\", \"pc\": \"0x[0-9a-f]+\", \"semaphore\": null, \"args\": \\[{\"size\": 4, \"signed\": true, \"float\": false, \"operand\": \"\\$-7\"}\\]"
+  "\"provider\": \"iotap_test\",\n *\"name\": \"constant\",\n *\"pc\": \"0x[0-9a-f]+\",\n *\"semaphore\": null,\n *\"args\": \\[\n *{\n *\"size\": 4,\n *\"signed\": true,\n *\"float\": false,\n *\"operand\": \"\\$-7\"\n *}\n *\\]"
   probes --json $<TARGET_FILE:usdt_testprog>)
 iotap_cli_test(usdt_cli_json_semaphore 0
-  "\"name\": \"guarded\", \"pc\": \"0x[0-9a-f]+\", \"semaphore\": \"0x[0-9a-f]+\""
+  "\"name\": \"guarded\",\n *\"pc\": \"0x[0-9a-f]+\",\n *\"semaphore\": \"0x[0-9a-f]+\""
   probes $<TARGET_FILE:usdt_testprog> --json)
 iotap_cli_test(usdt_cli_not_elf 2
   "iotap: [^\n]*usdt_noprobes.c is not an ELF file \\("

@@ -22,26 +22,29 @@ std::string rest_of_line(std::istringstream& words) {
 }
 
 // "MAJ:MIN" into the device's numbers; a part that is not a number leaves 0.
-void parse_device_numbers(const std::string& numbers, GuestDevice& device) {
+uint32_t parse_device_numbers(const std::string& numbers) {
   const auto colon = numbers.find(':');
-  if (colon == std::string::npos) return;
-  std::from_chars(numbers.data(), numbers.data() + colon, device.major);
-  std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), device.minor);
+  if (colon == std::string::npos) return 0;
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  std::from_chars(numbers.data(), numbers.data() + colon, major);
+  std::from_chars(numbers.data() + colon + 1, numbers.data() + numbers.size(), minor);
+  return make_dev(major, minor);
 }
 
 ControlLine parse_node(std::istringstream& words) {
   ControlLine line = line_of_kind(Kind::kNode);
   std::string numbers;
-  GuestDevice& device = line.device;
-  if (!(words >> device.id >> device.parent >> device.name >> numbers >> device.spec))
+  GuestNode& node = line.node;
+  if (!(words >> node.id >> node.parent >> node.device.name >> numbers >> node.device.spec))
     return line_of_kind(Kind::kMalformed);
-  parse_device_numbers(numbers, device);
+  node.device.dev = parse_device_numbers(numbers);
   return line;
 }
 
 ControlLine parse_md(std::istringstream& words) {
   ControlLine line = line_of_kind(Kind::kMd);
-  GuestDevice& device = line.device;
+  StackDevice& device = line.node.device;
   if (!(words >> line.name >> device.md_level >> device.chunk_bytes))
     return line_of_kind(Kind::kMalformed);
   std::string member;
@@ -94,27 +97,29 @@ void GuestReport::apply(const ControlLine& line) {
       phase_ = line.text;
       break;
     case Kind::kNode:
-      devices_.push_back(line.device);
+      nodes_.push_back(line.node);
       break;
     // Details follow their node line; they complete every device reported under that name.
     case Kind::kMd:
-      for (auto& device : devices_) {
+      for (auto& node : nodes_) {
+        StackDevice& device = node.device;
+        const StackDevice& details = line.node.device;
         if (device.name != line.name) continue;
-        device.md_level = line.device.md_level;
-        device.chunk_bytes = line.device.chunk_bytes;
-        device.md_members.insert(device.md_members.end(), line.device.md_members.begin(),
-                                 line.device.md_members.end());
+        device.md_level = details.md_level;
+        device.chunk_bytes = details.chunk_bytes;
+        device.md_members.insert(device.md_members.end(), details.md_members.begin(),
+                                 details.md_members.end());
       }
       break;
     case Kind::kDm:
-      for (auto& device : devices_) {
-        if (device.name == line.name) device.dm_table.push_back(line.text);
+      for (auto& node : nodes_) {
+        if (node.device.name == line.name) node.device.dm_table.push_back(line.text);
       }
       break;
     // A dm device's table was replaced after it was reported (error targets, see init.sh).
     case Kind::kDmClear:
-      for (auto& device : devices_) {
-        if (device.name == line.name) device.dm_table.clear();
+      for (auto& node : nodes_) {
+        if (node.device.name == line.name) node.device.dm_table.clear();
       }
       break;
     case Kind::kExit:

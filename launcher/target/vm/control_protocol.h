@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
+#include "iotap/stack.h"
+#include "target/vm/guest_stack.h"
 
 namespace iotap::vm {
 
@@ -23,8 +24,9 @@ struct ControlLine {
   Kind kind = Kind::kUnknown;
   std::string name;  // md, dm, dmclear: the device's kernel name
   std::string text;  // status: the phrase; error: the message; dm: the table line
-  // node: the device; md: md_level, chunk_bytes and md_members.
-  GuestDevice device;
+  // node: the device with the plan's numbers; md: node.device's md_level, chunk_bytes and
+  // md_members.
+  GuestNode node;
   int exit_status = 0;  // exit
 };
 
@@ -40,7 +42,8 @@ class GuestReport {
   // (a status line is a phase to show).
   ControlLine feed(std::string_view text);
 
-  [[nodiscard]] const std::vector<GuestDevice>& devices() const { return devices_; }
+  // The stack reported so far, top first, parents by name (guest_stack.h).
+  [[nodiscard]] std::vector<StackDevice> devices() const { return stack_from_nodes(nodes_); }
   // The last status phrase: what the guest was doing, for messages.
   [[nodiscard]] const std::string& phase() const { return phase_; }
   // Set by "exit": the run inside the guest is over.
@@ -51,7 +54,7 @@ class GuestReport {
  private:
   void apply(const ControlLine& line);
 
-  std::vector<GuestDevice> devices_;
+  std::vector<GuestNode> nodes_;
   std::string phase_ = "booting";
   std::optional<int> exit_status_;
   std::string error_;

@@ -4,9 +4,10 @@
 // stap resolves kernel functions at compile time from <build tree>/System.map: kprobe.function()
 // globs, and whether the kernel has uretprobes at all (arch_uretprobe_hijack_return_addr), which
 // every .return probe on a user function needs. Debian's System.map is a stub (the real one is in
-// the -dbg package: 283 MB to download, 1.8 GB installed). So iotap boots the guest once, reads its /proc/kallsyms, and keeps a
-// copy of the headers' tree (symbolic links) with that table as System.map under build/cache.
-// Only offsets from _stext matter to stap (it relocates at run time), so KASLR does not.
+// the -dbg package: 283 MB to download, 1.8 GB installed). So iotap boots the guest once, reads its
+// /proc/kallsyms, and keeps a copy of the headers' tree (symbolic links) with that table as
+// System.map under build/cache. Only offsets from _stext matter to stap (it relocates at run time),
+// so KASLR does not.
 #include <functional>
 #include <string>
 

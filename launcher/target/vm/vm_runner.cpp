@@ -24,6 +24,7 @@
 #include "util/data_paths.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/lines.h"
 #include "util/process.h"
 #include "util/quoting.h"
 #include "util/stop_signal.h"
@@ -109,27 +110,6 @@ bool kvm_usable() {
   ::close(fd);
   return true;
 }
-
-// Splits a byte stream into lines.
-class LineBuffer {
- public:
-  template <typename OnLine>
-  void feed(std::string_view bytes, OnLine on_line) {
-    pending_ += bytes;
-    size_t start = 0;
-    for (size_t nl = pending_.find('\n'); nl != std::string::npos;
-         nl = pending_.find('\n', start)) {
-      std::string line = pending_.substr(start, nl - start);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      on_line(line);
-      start = nl + 1;
-    }
-    pending_.erase(0, start);
-  }
-
- private:
-  std::string pending_;
-};
 
 void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
   image.add_directory("/iotap");
@@ -294,7 +274,7 @@ class GuestSession {
   ListeningSocket err_;
   // The kallsyms block, when asked for, opens the output port; see init.sh.
   LeadingBlock stdout_stream_;
-  LineBuffer ctl_lines_;
+  LineSplitter ctl_lines_;
   GuestReport report_;
   pid_t pid_ = -1;
   int pidfd_ = -1;
@@ -456,7 +436,10 @@ void GuestSession::on_readable(ListeningSocket& socket) {
   } else if (&socket == &err_) {
     events_.stderr_data(bytes);
   } else {
-    ctl_lines_.feed(bytes, [this](const std::string& line) { on_control_line(line); });
+    ctl_lines_.feed(bytes, [this](std::string_view line) {
+      if (line.ends_with('\r')) line.remove_suffix(1);  // the guest's tty may add it
+      on_control_line(line);
+    });
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/stack.h"
 #include "target/vm/stack_plan.h"
 
 namespace iotap::vm {
@@ -31,27 +32,11 @@ struct VmRun {
   bool kernel_symbols = false;
 };
 
-// What the guest reports about the stack it built.
-struct GuestDevice {
-  int id = 0;
-  int parent = -1;
-  std::string name;  // kernel name: md0, dm-0, ram7
-  std::string spec;
-  unsigned major = 0;
-  unsigned minor = 0;
-  // md arrays: level ("raid0"), chunk size, and members in slot order with their data offset.
-  std::string md_level;
-  uint64_t chunk_bytes = 0;
-  std::vector<std::pair<std::string, uint64_t>> md_members;  // kernel name, data offset in sectors
-  // dm devices: the table, one line per target ("0 131072 delay 1:7 0 50").
-  std::vector<std::string> dm_table;
-};
-
 struct VmEvents {
   std::function<void(std::string_view)> stdout_data;
   std::function<void(std::string_view)> stderr_data;
-  std::function<void(std::string_view)> status;  // progress, one short phrase at a time
-  std::function<void(const GuestDevice&)> device;
+  std::function<void(std::string_view)> status;    // progress, one short phrase at a time
+  std::function<void(const StackDevice&)> device;  // the stack, top first, once built
   // With VmRun::kernel_symbols: the guest's /proc/kallsyms, before any stdout_data.
   std::function<void(std::string)> kernel_symbols;
 };
@@ -60,7 +45,7 @@ struct VmResult {
   int exit_status = 0;  // staprun's, inside the guest
   bool interrupted = false;
   bool timed_out = false;
-  std::vector<GuestDevice> devices;
+  std::vector<StackDevice> devices;  // the stack the guest built, top first
 };
 
 // Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest

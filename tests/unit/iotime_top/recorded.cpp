@@ -20,20 +20,19 @@ ReadBack read_blocks(const std::string& text, size_t piece) {
   return out;
 }
 
-std::vector<vm::GuestDevice> incident_stack() {
-  std::vector<vm::GuestDevice> stack;
-  auto add = [&](int id, int parent, const std::string& name, const std::string& spec) {
-    vm::GuestDevice device;
-    device.id = id;
+std::vector<StackDevice> incident_stack() {
+  std::vector<StackDevice> stack;
+  auto add = [&](const std::string& parent, const std::string& name, const std::string& spec) {
+    StackDevice device;
     device.parent = parent;
     device.name = name;
     device.spec = spec;
     stack.push_back(device);
   };
-  add(0, -1, "md0", "raid0(ram*7,delay(ram,50ms))");
-  for (int i = 0; i < 7; ++i) add(i + 1, 0, "ram" + std::to_string(i), "ram");
-  add(8, 0, "dm-0", "delay(ram,50ms)");
-  add(9, 8, "ram7", "ram");
+  add("", "md0", "raid0(ram*7,delay(ram,50ms))");
+  for (int i = 0; i < 7; ++i) add("md0", "ram" + std::to_string(i), "ram");
+  add("md0", "dm-0", "delay(ram,50ms)");
+  add("dm-0", "ram7", "ram");
   return stack;
 }
 

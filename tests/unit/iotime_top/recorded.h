@@ -21,6 +21,6 @@ struct ReadBack {
 ReadBack read_blocks(const std::string& text, size_t piece);
 
 // The stack the guest reported for raid0(ram*7, delay(ram, 50ms)).
-std::vector<vm::GuestDevice> incident_stack();
+std::vector<StackDevice> incident_stack();
 
 }  // namespace iotap::verbs::test

@@ -17,28 +17,27 @@ TEST(ControlLine, StatusKeepsTheWholePhrase) {
 TEST(ControlLine, NodeNamesTheDeviceAndItsParent) {
   const ControlLine line = parse_control_line("node 8 0 dm-0 253:0 delay(ram,50ms)");
   ASSERT_EQ(line.kind, Kind::kNode);
-  EXPECT_EQ(line.device.id, 8);
-  EXPECT_EQ(line.device.parent, 0);
-  EXPECT_EQ(line.device.name, "dm-0");
-  EXPECT_EQ(line.device.major, 253U);
-  EXPECT_EQ(line.device.minor, 0U);
-  EXPECT_EQ(line.device.spec, "delay(ram,50ms)");
+  EXPECT_EQ(line.node.id, 8);
+  EXPECT_EQ(line.node.parent, 0);
+  EXPECT_EQ(line.node.device.name, "dm-0");
+  EXPECT_EQ(line.node.device.dev, make_dev(253, 0));
+  EXPECT_EQ(line.node.device.spec, "delay(ram,50ms)");
 }
 
 TEST(ControlLine, TheTopNodeHasNoParent) {
   const ControlLine line = parse_control_line("node 0 -1 md0 9:0 raid0(ram*2)");
   ASSERT_EQ(line.kind, Kind::kNode);
-  EXPECT_EQ(line.device.parent, -1);
-  EXPECT_EQ(line.device.major, 9U);
+  EXPECT_EQ(line.node.parent, -1);
+  EXPECT_EQ(dev_major(line.node.device.dev), 9U);
 }
 
 TEST(ControlLine, MdListsMembersInSlotOrderWithTheirOffsets) {
   const ControlLine line = parse_control_line("md md0 raid1 0 ram1:2048 dm-0:8");
   ASSERT_EQ(line.kind, Kind::kMd);
   EXPECT_EQ(line.name, "md0");
-  EXPECT_EQ(line.device.md_level, "raid1");
-  EXPECT_EQ(line.device.chunk_bytes, 0U);
-  EXPECT_EQ(line.device.md_members, (Members{{"ram1", 2048}, {"dm-0", 8}}));
+  EXPECT_EQ(line.node.device.md_level, "raid1");
+  EXPECT_EQ(line.node.device.chunk_bytes, 0U);
+  EXPECT_EQ(line.node.device.md_members, (Members{{"ram1", 2048}, {"dm-0", 8}}));
 }
 
 TEST(ControlLine, DmKeepsTheTableLineWhole) {
@@ -83,11 +82,10 @@ TEST(ControlLine, LinesThatLackTheirFieldsAreMalformed) {
 TEST(ControlLine, ABadNumberInsideAFieldReadsAsZero) {
   const ControlLine node = parse_control_line("node 1 0 ram0 x:y ram");
   ASSERT_EQ(node.kind, Kind::kNode);
-  EXPECT_EQ(node.device.major, 0U);
-  EXPECT_EQ(node.device.minor, 0U);
+  EXPECT_EQ(node.node.device.dev, 0U);
   const ControlLine md = parse_control_line("md md0 raid0 65536 ram0 ram1:z");
   ASSERT_EQ(md.kind, Kind::kMd);
-  EXPECT_EQ(md.device.md_members, (Members{{"ram0", 0}, {"ram1", 0}}));
+  EXPECT_EQ(md.node.device.md_members, (Members{{"ram0", 0}, {"ram1", 0}}));
 }
 
 TEST(GuestReport, BuildsTheStackFromItsLines) {
@@ -99,11 +97,18 @@ TEST(GuestReport, BuildsTheStackFromItsLines) {
         "md md0 raid1 0 ram0:0 dm-0:0", "status running"}) {
     report.feed(line);
   }
-  ASSERT_EQ(report.devices().size(), 3U);
-  EXPECT_EQ(report.devices()[1].dm_table, std::vector<std::string>{"0 131072 error"});
-  EXPECT_EQ(report.devices()[2].md_level, "raid1");
-  EXPECT_EQ(report.devices()[2].md_members, (Members{{"ram0", 0}, {"dm-0", 0}}));
-  EXPECT_TRUE(report.devices()[0].md_members.empty());
+  const std::vector<StackDevice> devices = report.devices();
+  ASSERT_EQ(devices.size(), 3U);
+  EXPECT_EQ(devices[0].name, "md0") << "top first";
+  EXPECT_EQ(devices[1].parent, "md0");
+  const StackDevice* error_leg = find_device(devices, std::string_view("dm-0"));
+  const StackDevice* ram = find_device(devices, std::string_view("ram0"));
+  ASSERT_NE(error_leg, nullptr);
+  ASSERT_NE(ram, nullptr);
+  EXPECT_EQ(error_leg->dm_table, std::vector<std::string>{"0 131072 error"});
+  EXPECT_EQ(devices[0].md_level, "raid1");
+  EXPECT_EQ(devices[0].md_members, (Members{{"ram0", 0}, {"dm-0", 0}}));
+  EXPECT_TRUE(ram->md_members.empty());
   EXPECT_EQ(report.phase(), "running");
   EXPECT_FALSE(report.exit_status().has_value());
   EXPECT_TRUE(report.error().empty());

@@ -16,20 +16,19 @@ device  rw   total (us)    count   avg (us)
   ram1   R          948       40         23
 )";
 
-vm::GuestDevice device(int id, int parent, const std::string& name, const std::string& spec) {
-  vm::GuestDevice out;
-  out.id = id;
+StackDevice device(const std::string& parent, const std::string& name, const std::string& spec) {
+  StackDevice out;
   out.parent = parent;
   out.name = name;
   out.spec = spec;
   return out;
 }
 
-std::vector<vm::GuestDevice> incident_stack() {
-  // As the guest reports raid0(ram*2, delay(ram, 50ms)): ids top-down, the top is 0.
-  return {device(0, -1, "md0", "raid0(ram*2,delay(ram,50ms))"), device(1, 0, "ram0", "ram"),
-          device(2, 0, "ram1", "ram"), device(3, 0, "dm-0", "delay(ram,50ms)"),
-          device(4, 3, "ram2", "ram")};
+std::vector<StackDevice> incident_stack() {
+  // As the guest reports raid0(ram*2, delay(ram, 50ms)): top first.
+  return {device("", "md0", "raid0(ram*2,delay(ram,50ms))"), device("md0", "ram0", "ram"),
+          device("md0", "ram1", "ram"), device("md0", "dm-0", "delay(ram,50ms)"),
+          device("dm-0", "ram2", "ram")};
 }
 
 TEST(DeviceTable, ParsesRowsAndSkipsOtherLines) {

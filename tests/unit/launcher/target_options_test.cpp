@@ -4,8 +4,10 @@
 
 #include <boost/program_options.hpp>
 
+#include "iotap/config.h"
 #include "target/vm/stack_spec.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace iotap::verbs {
 namespace {
@@ -46,6 +48,40 @@ TEST(TargetOptions, CombinationsThatCannotWork) {
   both.command_line = "true";
   both.pid = 1;
   EXPECT_THROW(check_target_options(both), UserError);
+}
+
+TEST(TargetOptions, KernelReleaseOfTheTracedKernel) {
+  TargetOptions vm;
+  vm.target = Target::kVm;
+  EXPECT_EQ(target_kernel_release(vm), config::kGuestKernel);
+  std::string release = read_file("/proc/sys/kernel/osrelease");
+  if (!release.empty() && release.back() == '\n') release.pop_back();
+  EXPECT_EQ(target_kernel_release({}), release);
+}
+
+std::string program_error(const TargetOptions& options) {
+  try {
+    require_one_program(options, "to watch", " (see 'iotap x --help')");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TargetOptions, ExactlyOneOfCommandAndPid) {
+  EXPECT_EQ(program_error({}),
+            "give the program to watch: -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 "
+            "--direct' or -x PID (see 'iotap x --help')");
+  TargetOptions both;
+  both.command_line = "true";
+  both.pid = 1;
+  EXPECT_EQ(program_error(both), "-c and -x exclude each other: start a program or attach to one");
+  TargetOptions command;
+  command.command_line = "true";
+  EXPECT_EQ(program_error(command), "");
+  TargetOptions pid;
+  pid.pid = 1;
+  EXPECT_EQ(program_error(pid), "");
 }
 
 std::string number_error(const NumberOption& option, const std::string& text) {

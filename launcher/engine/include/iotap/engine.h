@@ -19,25 +19,9 @@
 #include <utility>
 #include <vector>
 
+#include "iotap/stack.h"
+
 namespace iotap::engine {
-
-// One device of the stack, as the guest's sysfs showed it.
-struct StackDevice {
-  std::string name;          // kernel name: md0, dm-0, ram7
-  uint32_t dev = 0;          // kernel dev_t, major << 20 | minor, as in the events' DEV fields
-  std::string spec;          // its --stack node, e.g. "delay(ram,50ms)"; may be empty
-  std::string parent;        // the parent's kernel name; empty for the top device
-  std::string md_level;      // "raid0", "raid1"; empty if not md
-  uint64_t chunk_bytes = 0;  // md raid0 chunk size
-  std::vector<std::pair<std::string, uint64_t>> md_members;  // slot order: name, data offset
-                                                             // in sectors
-  std::vector<std::string> dm_table;  // "START LENGTH TARGET ARGS", e.g. "0 131072 delay 1:7 0 50"
-};
-
-// dev_t as the events carry it.
-constexpr uint32_t make_dev(uint32_t major, uint32_t minor) {
-  return major << 20U | minor;
-}
 
 struct Options {
   size_t slowest = 0;                       // waterfalls kept for the N slowest requests
@@ -164,6 +148,7 @@ const char* to_string(VerdictStatus status);
 
 class Engine {
  public:
+  // The stack as iotap/stack.h describes it; devices the events name beyond it are added.
   Engine(std::vector<StackDevice> stack, Options options);
   ~Engine();
   Engine(const Engine&) = delete;
