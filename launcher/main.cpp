@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "iotap/config.h"
-#include "util/data_paths.h"
-#include "util/error.h"
-#include "util/exit_status.h"
-#include "util/leftovers.h"
-#include "util/stop_signal.h"
-#include "verbs/verbs.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/exit_status.h"
+#include "iotap/util/leftovers.h"
+#include "iotap/util/stop_signal.h"
+#include "iotap/verbs/verbs.h"
 
 namespace {
 
@@ -43,9 +43,9 @@ void print_version() {
   std::printf("examples:     %s\n", paths.examples.c_str());
   std::printf("guest init:   %s\n", paths.guest_init.c_str());
   std::printf("cache:        %s\n", paths.cache.c_str());
-  std::printf("guest kernel: %s\n",
-              kernel.empty() ? "none (configured without one: --target vm cannot run)"
-                             : std::string(kernel).c_str());
+  std::printf("guest kernel: %s\n", kernel.empty()
+                                        ? "none (configured without one: --target vm cannot run)"
+                                        : std::string(kernel).c_str());
 }
 
 }  // namespace

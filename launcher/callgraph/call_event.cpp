@@ -1,4 +1,4 @@
-#include "callgraph/call_event.h"
+#include "iotap/callgraph/call_event.h"
 
 #include <array>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "callgraph/call_tree.h"
+#include "iotap/callgraph/call_tree.h"
 
 #include <algorithm>
 #include <charconv>

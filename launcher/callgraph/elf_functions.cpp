@@ -1,4 +1,4 @@
-#include "callgraph/elf_functions.h"
+#include "elf_functions.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -1,10 +1,10 @@
-#include "callgraph/exception_probes.h"
+#include "iotap/callgraph/exception_probes.h"
 
 #include <filesystem>
 #include <set>
 
-#include "callgraph/elf_functions.h"
-#include "callgraph/probe_points.h"
+#include "elf_functions.h"
+#include "iotap/callgraph/probe_points.h"
 
 namespace iotap::callgraph {
 namespace {

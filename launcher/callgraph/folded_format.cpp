@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "callgraph/formats.h"
+#include "iotap/callgraph/formats.h"
 
 namespace iotap::callgraph {
 namespace {

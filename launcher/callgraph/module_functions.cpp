@@ -1,4 +1,4 @@
-#include "callgraph/module_functions.h"
+#include "module_functions.h"
 
 #include <fnmatch.h>
 #include <gelf.h>
@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <set>
 
-#include "callgraph/elf_functions.h"
-#include "util/error.h"
+#include "elf_functions.h"
+#include "iotap/util/error.h"
 
 namespace iotap::callgraph {
 namespace {

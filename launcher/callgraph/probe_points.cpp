@@ -1,9 +1,9 @@
-#include "callgraph/probe_points.h"
+#include "iotap/callgraph/probe_points.h"
 
 #include <algorithm>
 
-#include "callgraph/module_functions.h"
-#include "util/error.h"
+#include "iotap/util/error.h"
+#include "module_functions.h"
 
 namespace iotap::callgraph {
 namespace {

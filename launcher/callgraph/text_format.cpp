@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <string>
 
-#include "callgraph/formats.h"
+#include "iotap/callgraph/formats.h"
 
 namespace iotap::callgraph {
 namespace {

@@ -1,4 +1,4 @@
-#include "latency/blocked_time.h"
+#include "iotap/latency/blocked_time.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "latency/reasons.h"
+#include "iotap/latency/reasons.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "latency/sleep_event.h"
+#include "iotap/latency/sleep_event.h"
 
 #include <charconv>
 

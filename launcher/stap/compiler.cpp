@@ -1,15 +1,15 @@
-#include "stap/compiler.h"
+#include "iotap/stap/compiler.h"
 
 #include <cstdio>
 #include <filesystem>
 
 #include "iotap/config.h"
-#include "stap/script.h"
-#include "stap/stap_stderr.h"
-#include "util/data_paths.h"
-#include "util/error.h"
-#include "util/files.h"
-#include "util/process.h"
+#include "iotap/stap/script.h"
+#include "iotap/stap/stap_stderr.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/process.h"
 
 namespace iotap::stap {
 

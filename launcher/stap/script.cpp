@@ -1,4 +1,4 @@
-#include "stap/script.h"
+#include "iotap/stap/script.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "util/error.h"
-#include "util/file_kind.h"
+#include "iotap/util/error.h"
+#include "iotap/util/file_kind.h"
 
 namespace iotap::stap {
 namespace {

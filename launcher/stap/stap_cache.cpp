@@ -1,4 +1,4 @@
-#include "stap/stap_cache.h"
+#include "iotap/stap/stap_cache.h"
 
 #include <cstdlib>
 #include <filesystem>

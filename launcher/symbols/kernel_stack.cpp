@@ -1,4 +1,4 @@
-#include "symbols/kernel_stack.h"
+#include "iotap/symbols/kernel_stack.h"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "symbols/kernel_symbols.h"
+#include "iotap/symbols/kernel_symbols.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "target/local_runner.h"
+#include "iotap/target/local_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,9 +9,9 @@
 #include <chrono>
 #include <csignal>
 
-#include "util/process.h"
-#include "util/quoting.h"
-#include "util/stop_signal.h"
+#include "iotap/util/process.h"
+#include "iotap/util/quoting.h"
+#include "iotap/util/stop_signal.h"
 
 namespace iotap {
 

@@ -1,4 +1,4 @@
-#include "usdt/elf_notes.h"
+#include "iotap/usdt/elf_notes.h"
 
 #include <gelf.h>
 
@@ -9,7 +9,7 @@
 #include <span>
 #include <string_view>
 
-#include "usdt/note_descriptor.h"
+#include "note_descriptor.h"
 
 namespace iotap::usdt {
 namespace {

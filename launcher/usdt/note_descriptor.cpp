@@ -1,10 +1,10 @@
-#include "usdt/note_descriptor.h"
+#include "note_descriptor.h"
 
 #include <algorithm>
 #include <string>
 #include <string_view>
 
-#include "usdt/probe_arguments.h"
+#include "probe_arguments.h"
 
 namespace iotap::usdt {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <span>
 
-#include "usdt/expected.h"
-#include "usdt/probe.h"
+#include "iotap/usdt/expected.h"
+#include "iotap/usdt/probe.h"
 
 namespace iotap::usdt {
 

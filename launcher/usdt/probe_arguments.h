@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "usdt/expected.h"
-#include "usdt/probe.h"
+#include "iotap/usdt/expected.h"
+#include "iotap/usdt/probe.h"
 
 namespace iotap::usdt {
 

@@ -1,4 +1,4 @@
-#include "usdt/stapsdt_notes.h"
+#include "iotap/usdt/stapsdt_notes.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "util/file_kind.h"
+#include "iotap/util/file_kind.h"
 
 namespace iotap::usdt {
 namespace {

@@ -1,4 +1,4 @@
-#include "util/data_paths.h"
+#include "iotap/util/data_paths.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "util/files.h"
+#include "iotap/util/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap {
 

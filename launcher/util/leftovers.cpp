@@ -1,4 +1,4 @@
-#include "util/leftovers.h"
+#include "iotap/util/leftovers.h"
 
 #include <dirent.h>
 #include <fcntl.h>

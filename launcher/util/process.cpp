@@ -1,4 +1,4 @@
-#include "util/process.h"
+#include "iotap/util/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,9 +13,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "util/error.h"
-#include "util/files.h"
-#include "util/stop_signal.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/stop_signal.h"
 
 namespace iotap {
 namespace {

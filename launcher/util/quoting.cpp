@@ -1,4 +1,4 @@
-#include "util/quoting.h"
+#include "iotap/util/quoting.h"
 
 namespace iotap {
 

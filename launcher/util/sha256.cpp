@@ -1,4 +1,4 @@
-#include "util/sha256.h"
+#include "iotap/util/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap {
 

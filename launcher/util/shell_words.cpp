@@ -1,8 +1,8 @@
-#include "util/shell_words.h"
+#include "iotap/util/shell_words.h"
 
 #include <optional>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap {
 namespace {

@@ -1,4 +1,4 @@
-#include "util/stop_signal.h"
+#include "iotap/util/stop_signal.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-#include "util/temp_dir.h"
+#include "iotap/util/temp_dir.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,7 +12,7 @@
 #include <system_error>
 #include <vector>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap {
 

@@ -1,6 +1,6 @@
 // iotap attribute: where a program's read latency goes, layer by layer and device by device.
-#include "verbs/attribution_run.h"
-#include "verbs/verbs.h"
+#include "iotap/session/attribution_run.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

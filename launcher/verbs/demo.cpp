@@ -7,17 +7,17 @@
 #include <iostream>
 
 #include "iotap/config.h"
+#include "iotap/interval/device_table.h"
+#include "iotap/interval/table_blocks.h"
+#include "iotap/session/number_option.h"
+#include "iotap/session/parse_options.h"
+#include "iotap/session/program_output.h"
+#include "iotap/session/traced_run.h"
 #include "iotap/slow_member_rule.h"
-#include "util/data_paths.h"
-#include "util/error.h"
-#include "verbs/device_table.h"
-#include "verbs/json.h"
-#include "verbs/number_option.h"
-#include "verbs/parse_options.h"
-#include "verbs/program_output.h"
-#include "verbs/report_blocks.h"
-#include "verbs/traced_run.h"
-#include "verbs/verbs.h"
+#include "iotap/stack/stack_json.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

@@ -1,6 +1,6 @@
 // iotap diagnose: which member of the stack is slow, with the evidence.
-#include "verbs/attribution_run.h"
-#include "verbs/verbs.h"
+#include "iotap/session/attribution_run.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

@@ -3,12 +3,12 @@
 #include <optional>
 
 #include "iotap/config.h"
-#include "util/data_paths.h"
-#include "verbs/interval_option.h"
-#include "verbs/interval_verb.h"
-#include "verbs/iotime_report.h"
-#include "verbs/parse_options.h"
-#include "verbs/verbs.h"
+#include "iotap/interval/iotime_format.h"
+#include "iotap/session/interval_option.h"
+#include "iotap/session/interval_run.h"
+#include "iotap/session/parse_options.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

@@ -3,16 +3,16 @@
 #include <cstdio>
 
 #include "iotap/config.h"
-#include "latency/blocked_time.h"
-#include "util/data_paths.h"
-#include "util/error.h"
-#include "verbs/json.h"
-#include "verbs/latency_report.h"
-#include "verbs/parse_options.h"
-#include "verbs/program_output.h"
-#include "verbs/report_output.h"
-#include "verbs/traced_run.h"
-#include "verbs/verbs.h"
+#include "iotap/latency/blocked_time.h"
+#include "iotap/latency/latency_format.h"
+#include "iotap/session/output_file.h"
+#include "iotap/session/parse_options.h"
+#include "iotap/session/program_output.h"
+#include "iotap/session/traced_run.h"
+#include "iotap/stack/stack_json.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "usdt/stapsdt_notes.h"
-#include "util/error.h"
-#include "util/exit_status.h"
-#include "verbs/json.h"
-#include "verbs/verbs.h"
+#include "iotap/usdt/stapsdt_notes.h"
+#include "iotap/util/error.h"
+#include "iotap/util/exit_status.h"
+#include "iotap/util/json_text.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 namespace {

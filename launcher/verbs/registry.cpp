@@ -1,6 +1,6 @@
 #include <array>
 
-#include "verbs/verbs.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

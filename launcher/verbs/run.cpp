@@ -4,14 +4,14 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
-#include "stap/script.h"
-#include "util/error.h"
-#include "util/files.h"
-#include "verbs/json.h"
-#include "verbs/parse_options.h"
-#include "verbs/report_output.h"
-#include "verbs/traced_run.h"
-#include "verbs/verbs.h"
+#include "iotap/session/output_file.h"
+#include "iotap/session/parse_options.h"
+#include "iotap/session/traced_run.h"
+#include "iotap/stack/stack_json.h"
+#include "iotap/stap/script.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

@@ -2,13 +2,13 @@
 #include <boost/program_options.hpp>
 
 #include "iotap/config.h"
-#include "util/data_paths.h"
-#include "verbs/interval_option.h"
-#include "verbs/interval_verb.h"
-#include "verbs/parse_options.h"
-#include "verbs/top_report.h"
-#include "verbs/traced_program.h"
-#include "verbs/verbs.h"
+#include "iotap/interval/top_format.h"
+#include "iotap/session/interval_option.h"
+#include "iotap/session/interval_run.h"
+#include "iotap/session/parse_options.h"
+#include "iotap/session/traced_program.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
 

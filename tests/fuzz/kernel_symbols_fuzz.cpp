@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "symbols/kernel_stack.h"
-#include "symbols/kernel_symbols.h"
-#include "target/vm/kernel_tree.h"
+#include "iotap/symbols/kernel_stack.h"
+#include "iotap/symbols/kernel_symbols.h"
+#include "iotap/target/kernel_tree.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

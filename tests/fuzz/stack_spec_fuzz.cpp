@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "target/vm/stack_plan.h"
-#include "target/vm/stack_spec.h"
-#include "util/error.h"
+#include "iotap/target/stack_plan.h"
+#include "iotap/target/stack_spec.h"
+#include "iotap/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

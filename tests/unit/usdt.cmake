@@ -12,7 +12,7 @@ add_executable(usdt_noprobes ${usdt_dir}/usdt_noprobes.c)
 iotap_not_sanitized(usdt_testprog usdt_noprobes)
 
 add_library(usdt_elf_image STATIC ${usdt_dir}/elf_image.cpp)
-target_link_libraries(usdt_elf_image PUBLIC iotap_usdt)
+target_link_libraries(usdt_elf_image PUBLIC iotap_usdt_internals)
 
 iotap_unit_test(usdt_test
   SOURCES ${usdt_dir}/probe_arguments_test.cpp

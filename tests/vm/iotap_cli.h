@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "util/process.h"
+#include "iotap/util/process.h"
 
 namespace iotap::test {
 

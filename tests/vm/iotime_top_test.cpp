@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
+#include "iotap/util/temp_dir.h"
 #include "iotap_cli.h"
-#include "util/temp_dir.h"
 
 namespace iotap::test {
 namespace {

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "iotap/util/temp_dir.h"
 #include "iotap_cli.h"
-#include "util/temp_dir.h"
 
 namespace iotap::test {
 namespace {

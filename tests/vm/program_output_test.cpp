@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "iotap/util/temp_dir.h"
 #include "iotap_cli.h"
-#include "util/temp_dir.h"
 
 namespace iotap::test {
 namespace {

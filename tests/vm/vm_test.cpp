@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "iotap/util/temp_dir.h"
 #include "iotap_cli.h"
-#include "util/temp_dir.h"
 
 namespace iotap::test {
 namespace {

@@ -1,5 +1,5 @@
 // Parses the guest's control lines and keeps the report they add up to.
-#include "target/vm/control_protocol.h"
+#include "vm/control_protocol.h"
 
 #include <charconv>
 #include <sstream>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "iotap/stack.h"
-#include "target/vm/guest_stack.h"
+#include "vm/guest_stack.h"
 
 namespace iotap::vm {
 

@@ -1,11 +1,11 @@
-#include "target/vm/cpio_writer.h"
+#include "vm/cpio_writer.h"
 
 #include <sys/stat.h>
 
 #include <array>
 #include <cstdio>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 

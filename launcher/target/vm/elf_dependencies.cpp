@@ -1,4 +1,4 @@
-#include "target/vm/elf_dependencies.h"
+#include "iotap/target/elf_dependencies.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <set>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 namespace {

@@ -1,4 +1,4 @@
-#include "target/vm/guest_channels.h"
+#include "vm/guest_channels.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 

@@ -1,4 +1,4 @@
-#include "target/vm/guest_stack.h"
+#include "vm/guest_stack.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "target/vm/initramfs.h"
+#include "vm/initramfs.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "iotap/config.h"
-#include "target/vm/elf_dependencies.h"
-#include "util/data_paths.h"
-#include "util/error.h"
-#include "util/files.h"
-#include "util/process.h"
-#include "util/sha256.h"
+#include "iotap/target/elf_dependencies.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/process.h"
+#include "iotap/util/sha256.h"
 
 namespace iotap::vm {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "target/vm/cpio_writer.h"
-#include "target/vm/kernel.h"
+#include "vm/cpio_writer.h"
+#include "vm/kernel.h"
 
 namespace iotap::vm {
 

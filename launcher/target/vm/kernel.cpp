@@ -1,4 +1,4 @@
-#include "target/vm/kernel.h"
+#include "vm/kernel.h"
 
 #include <unistd.h>
 
@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "util/error.h"
-#include "util/files.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
 
 namespace iotap::vm {
 namespace {

@@ -1,4 +1,4 @@
-#include "target/vm/kernel_tree.h"
+#include "iotap/target/kernel_tree.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 

@@ -1,4 +1,4 @@
-#include "target/vm/leading_block.h"
+#include "vm/leading_block.h"
 
 #include <charconv>
 

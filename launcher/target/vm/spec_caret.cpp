@@ -1,4 +1,4 @@
-#include "target/vm/spec_caret.h"
+#include "vm/spec_caret.h"
 
 #include <algorithm>
 

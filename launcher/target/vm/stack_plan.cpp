@@ -1,10 +1,10 @@
-#include "target/vm/stack_plan.h"
+#include "iotap/target/stack_plan.h"
 
 #include <algorithm>
 #include <string_view>
 
-#include "util/error.h"
-#include "util/quoting.h"
+#include "iotap/util/error.h"
+#include "iotap/util/quoting.h"
 
 namespace iotap::vm {
 namespace {

@@ -1,4 +1,4 @@
-#include "target/vm/stack_spec.h"
+#include "iotap/target/stack_spec.h"
 
 #include <algorithm>
 #include <array>
@@ -7,8 +7,8 @@
 #include <optional>
 #include <utility>
 
-#include "target/vm/spec_caret.h"
-#include "util/error.h"
+#include "iotap/util/error.h"
+#include "vm/spec_caret.h"
 
 namespace iotap::vm {
 namespace {

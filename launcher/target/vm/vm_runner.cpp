@@ -1,4 +1,4 @@
-#include "target/vm/vm_runner.h"
+#include "iotap/target/vm_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,20 +15,20 @@
 #include <fstream>
 
 #include "iotap/config.h"
-#include "target/vm/control_protocol.h"
-#include "target/vm/elf_dependencies.h"
-#include "target/vm/guest_channels.h"
-#include "target/vm/initramfs.h"
-#include "target/vm/kernel.h"
-#include "target/vm/leading_block.h"
-#include "util/data_paths.h"
-#include "util/error.h"
-#include "util/files.h"
-#include "util/lines.h"
-#include "util/process.h"
-#include "util/quoting.h"
-#include "util/stop_signal.h"
-#include "util/temp_dir.h"
+#include "iotap/target/elf_dependencies.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/lines.h"
+#include "iotap/util/process.h"
+#include "iotap/util/quoting.h"
+#include "iotap/util/stop_signal.h"
+#include "iotap/util/temp_dir.h"
+#include "vm/control_protocol.h"
+#include "vm/guest_channels.h"
+#include "vm/initramfs.h"
+#include "vm/kernel.h"
+#include "vm/leading_block.h"
 
 namespace iotap::vm {
 namespace {

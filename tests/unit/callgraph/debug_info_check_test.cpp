@@ -1,4 +1,4 @@
-#include "callgraph/debug_info_check.h"
+#include "iotap/callgraph/debug_info_check.h"
 
 #include <gtest/gtest.h>
 

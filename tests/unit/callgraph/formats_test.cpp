@@ -1,4 +1,4 @@
-#include "callgraph/formats.h"
+#include "iotap/callgraph/formats.h"
 
 #include <gtest/gtest.h>
 

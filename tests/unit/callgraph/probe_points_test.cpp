@@ -1,9 +1,9 @@
-#include "callgraph/probe_points.h"
+#include "iotap/callgraph/probe_points.h"
 
 #include <gtest/gtest.h>
 
-#include "target/vm/elf_dependencies.h"
-#include "util/error.h"
+#include "iotap/target/elf_dependencies.h"
+#include "iotap/util/error.h"
 
 namespace iotap::callgraph {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "callgraph/call_event.h"
-#include "callgraph/call_tree.h"
+#include "iotap/callgraph/call_event.h"
+#include "iotap/callgraph/call_tree.h"
 
 namespace iotap::callgraph::test {
 

@@ -23,7 +23,8 @@ if(commands MATCHES "-Werror")
 endif()
 
 configure(werror -DIOTAP_WERROR=ON)
-string(REGEX MATCH "\"command\": \"[^\"]*kernel_symbols\\.cpp\"" command "${commands}")
+# A command may hold escaped quotes (-DIOTAP_VERSION=\"0.1.0\").
+string(REGEX MATCH "\"command\": \"([^\"\\]|\\\\.)*kernel_symbols\\.cpp\"" command "${commands}")
 if(NOT command MATCHES " -Werror ")
   message(FATAL_ERROR "IOTAP_WERROR=ON does not make warnings errors: ${command}")
 endif()

@@ -1,8 +1,8 @@
-#include "verbs/interval_option.h"
+#include "iotap/session/interval_option.h"
 
 #include <gtest/gtest.h>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::verbs {
 namespace {

@@ -1,9 +1,8 @@
-#include "verbs/iotime_report.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
 
+#include "iotap/interval/iotime_format.h"
 #include "recorded.h"
 
 namespace iotap::verbs {

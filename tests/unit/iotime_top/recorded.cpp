@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "util/files.h"
+#include "iotap/util/files.h"
 
 namespace iotap::verbs::test {
 

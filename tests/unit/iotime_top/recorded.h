@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "target/vm/vm_runner.h"
-#include "verbs/report_blocks.h"
+#include "iotap/interval/table_blocks.h"
+#include "iotap/target/vm_runner.h"
 
 namespace iotap::verbs::test {
 

@@ -1,7 +1,6 @@
-#include "verbs/report_blocks.h"
-
 #include <gtest/gtest.h>
 
+#include "iotap/interval/table_blocks.h"
 #include "recorded.h"
 
 namespace iotap::verbs {

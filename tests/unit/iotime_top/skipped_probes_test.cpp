@@ -1,4 +1,4 @@
-#include "verbs/skipped_probes.h"
+#include "iotap/interval/skipped_probes.h"
 
 #include <gtest/gtest.h>
 

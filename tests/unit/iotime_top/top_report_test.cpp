@@ -1,9 +1,8 @@
-#include "verbs/top_report.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
 
+#include "iotap/interval/top_format.h"
 #include "recorded.h"
 
 namespace iotap::verbs {

@@ -5,10 +5,10 @@
 
 #include <sstream>
 
-#include "latency/blocked_time.h"
-#include "latency/reasons.h"
-#include "latency/sleep_event.h"
-#include "util/files.h"
+#include "iotap/latency/blocked_time.h"
+#include "iotap/latency/reasons.h"
+#include "iotap/latency/sleep_event.h"
+#include "iotap/util/files.h"
 
 namespace iotap::latency {
 namespace {

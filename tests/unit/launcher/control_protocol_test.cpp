@@ -1,4 +1,4 @@
-#include "target/vm/control_protocol.h"
+#include "vm/control_protocol.h"
 
 #include <gtest/gtest.h>
 

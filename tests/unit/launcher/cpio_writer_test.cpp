@@ -1,4 +1,4 @@
-#include "target/vm/cpio_writer.h"
+#include "vm/cpio_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "util/files.h"
-#include "util/temp_dir.h"
+#include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::vm {
 namespace {

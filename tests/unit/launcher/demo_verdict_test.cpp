@@ -5,8 +5,8 @@
 #include <set>
 
 #include "../engine/stream.h"
+#include "iotap/interval/device_table.h"
 #include "iotap/slow_member_rule.h"
-#include "verbs/device_table.h"
 
 namespace iotap::verbs {
 namespace {

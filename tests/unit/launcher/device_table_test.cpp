@@ -1,4 +1,4 @@
-#include "verbs/device_table.h"
+#include "iotap/interval/device_table.h"
 
 #include <gtest/gtest.h>
 

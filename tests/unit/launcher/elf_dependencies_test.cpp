@@ -1,13 +1,13 @@
-#include "target/vm/elf_dependencies.h"
+#include "iotap/target/elf_dependencies.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "util/error.h"
-#include "util/files.h"
-#include "util/temp_dir.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::vm {
 namespace {

@@ -1,5 +1,5 @@
 // The stack type's lookups, and the guest's node reports turned into it.
-#include "target/vm/guest_stack.h"
+#include "vm/guest_stack.h"
 
 #include <gtest/gtest.h>
 

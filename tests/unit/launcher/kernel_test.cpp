@@ -1,11 +1,11 @@
-#include "target/vm/kernel.h"
+#include "vm/kernel.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "iotap/config.h"
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 namespace {

@@ -1,5 +1,5 @@
 // util/lines.h: lines of a whole text, and of a stream cut anywhere.
-#include "util/lines.h"
+#include "iotap/util/lines.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The traced program's lines: on stderr, prefixed with its name (verbs/program_output.h).
-#include "verbs/program_output.h"
+#include "iotap/session/program_output.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,3 @@
-#include "verbs/report_output.h"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -7,8 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/error.h"
-#include "util/temp_dir.h"
+#include "iotap/session/output_file.h"
+#include "iotap/util/error.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::verbs {
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/files.h"
+#include "iotap/util/files.h"
 
 namespace iotap {
 namespace {

@@ -7,10 +7,10 @@
 #include <functional>
 #include <string>
 
-#include "stap/script.h"
-#include "util/error.h"
-#include "util/files.h"
-#include "util/temp_dir.h"
+#include "iotap/stap/script.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::stap {
 namespace {

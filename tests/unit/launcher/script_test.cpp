@@ -1,12 +1,12 @@
-#include "stap/script.h"
+#include "iotap/stap/script.h"
 
 #include <gtest/gtest.h>
 #include <wordexp.h>
 
-#include "util/error.h"
-#include "util/files.h"
-#include "util/quoting.h"
-#include "util/temp_dir.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/quoting.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::stap {
 namespace {

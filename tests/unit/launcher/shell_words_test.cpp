@@ -1,12 +1,12 @@
 // -c's text to argv (split_shell_words) and argv back to one string for staprun's -c
 // (quoted_command), each checked against the real wordexp(3) that staprun splits with.
-#include "util/shell_words.h"
+#include "iotap/util/shell_words.h"
 
 #include <gtest/gtest.h>
 #include <wordexp.h>
 
-#include "util/error.h"
-#include "util/quoting.h"
+#include "iotap/util/error.h"
+#include "iotap/util/quoting.h"
 
 namespace iotap {
 namespace {

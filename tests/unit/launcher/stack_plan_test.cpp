@@ -1,8 +1,8 @@
-#include "target/vm/stack_plan.h"
+#include "iotap/target/stack_plan.h"
 
 #include <gtest/gtest.h>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 namespace {

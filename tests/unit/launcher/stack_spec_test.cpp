@@ -1,10 +1,10 @@
-#include "target/vm/stack_spec.h"
+#include "iotap/target/stack_spec.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "util/error.h"
+#include "iotap/util/error.h"
 
 namespace iotap::vm {
 namespace {

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <string>
 
-#include "stap/compiler.h"
-#include "stap/stap_cache.h"
-#include "stap/stap_stderr.h"
-#include "util/files.h"
-#include "util/temp_dir.h"
+#include "iotap/stap/compiler.h"
+#include "iotap/stap/stap_cache.h"
+#include "iotap/stap/stap_stderr.h"
+#include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::stap {
 namespace {

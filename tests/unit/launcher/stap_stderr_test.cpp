@@ -1,4 +1,4 @@
-#include "stap/stap_stderr.h"
+#include "iotap/stap/stap_stderr.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
-#include "verbs/target_options.h"
+#include "iotap/session/target_options.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/program_options.hpp>
 
 #include "iotap/config.h"
-#include "target/vm/stack_spec.h"
-#include "util/error.h"
-#include "util/files.h"
+#include "iotap/target/stack_spec.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
 
 namespace iotap::verbs {
 namespace {

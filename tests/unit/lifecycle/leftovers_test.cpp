@@ -1,6 +1,6 @@
 // Temp dirs left by iotap runs that were killed outright are removed by the next run; those of
 // runs still going, and everything else, stay.
-#include "util/leftovers.h"
+#include "iotap/util/leftovers.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@
 #include <fstream>
 #include <string>
 
-#include "util/process.h"
-#include "util/temp_dir.h"
+#include "iotap/util/process.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap {
 namespace {

@@ -1,6 +1,6 @@
 // A stop signal while iotap waits on a child: the child's whole process group is killed and
 // reaped, and Stopped carries the signal for main()'s exit status.
-#include "util/stop_signal.h"
+#include "iotap/util/stop_signal.h"
 
 #include <dirent.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "util/process.h"
+#include "iotap/util/process.h"
 
 namespace iotap {
 namespace {

@@ -1,10 +1,10 @@
 // Naming kernel addresses from a target's /proc/kallsyms. The sample lines are the guest
 // kernel's own (6.1.0-56-cloud-amd64, read in a guest run).
-#include "symbols/kernel_symbols.h"
+#include "iotap/symbols/kernel_symbols.h"
 
 #include <gtest/gtest.h>
 
-#include "symbols/kernel_stack.h"
+#include "iotap/symbols/kernel_stack.h"
 
 namespace iotap::symbols {
 namespace {

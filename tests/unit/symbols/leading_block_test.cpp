@@ -1,5 +1,5 @@
 // The guest's kallsyms arrives framed ahead of the run's output on one port.
-#include "target/vm/leading_block.h"
+#include "vm/leading_block.h"
 
 #include <gtest/gtest.h>
 
@@ -60,7 +60,7 @@ TEST(LeadingBlock, AStreamCutShortGivesBackWhatItHeld) {
 }  // namespace
 }  // namespace iotap::vm
 
-#include "target/vm/kernel_tree.h"
+#include "iotap/target/kernel_tree.h"
 
 namespace iotap::vm {
 namespace {

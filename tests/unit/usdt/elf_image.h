@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "usdt/note_descriptor.h"
+#include "note_descriptor.h"
 
 namespace iotap::usdt::testing {
 

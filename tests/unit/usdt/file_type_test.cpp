@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "usdt/stapsdt_notes.h"
+#include "iotap/usdt/stapsdt_notes.h"
 
 namespace iotap::usdt {
 namespace {

@@ -14,8 +14,8 @@
 #include <span>
 
 #include "elf_image.h"
-#include "usdt/note_descriptor.h"
-#include "usdt/stapsdt_notes.h"
+#include "iotap/usdt/stapsdt_notes.h"
+#include "note_descriptor.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "usdt/note_descriptor.h"
+#include "note_descriptor.h"
 
 #include <gtest/gtest.h>
 

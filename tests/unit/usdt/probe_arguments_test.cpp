@@ -1,4 +1,4 @@
-#include "usdt/probe_arguments.h"
+#include "probe_arguments.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The reader against real binaries the build makes (usdt_testprog, usdt_noprobes), damaged
 // copies of them, and hand-built images for layouts the compiler here cannot produce.
-#include "usdt/stapsdt_notes.h"
+#include "iotap/usdt/stapsdt_notes.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -1,0 +1,145 @@
+#include "iotap/session/attribution_run.h"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "iotap/config.h"
+#include "iotap/report.h"
+#include "iotap/session/number_option.h"
+#include "iotap/session/output_file.h"
+#include "iotap/session/parse_options.h"
+#include "iotap/session/program_output.h"
+#include "iotap/session/traced_program.h"
+#include "iotap/stack/stack_json.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/exit_status.h"
+
+namespace iotap::verbs {
+
+AttributionRun run_attribution(const TargetOptions& options, size_t slowest) {
+  require_one_program(options, "whose reads to follow");
+  // The engine starts when the guest has said what the stack is; the stream follows.
+  std::optional<engine::Engine> engine;
+  std::vector<std::string> early_warnings;
+  engine::Options engine_options{slowest};
+  engine_options.other_line = program_line_printer(options);
+  const auto start_engine = [&](const std::vector<StackDevice>& devices) {
+    if (!engine) engine.emplace(devices, engine_options);
+  };
+  TracedRunSinks sinks;
+  sinks.status = stderr_status_printer();
+  sinks.stack = start_engine;
+  sinks.output = [&](std::string_view bytes) {
+    start_engine({});  // --target local: no stack was reported
+    engine->feed(bytes);
+  };
+  sinks.diagnostic = [&](std::string_view line) {
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    if (engine) {
+      engine->note_stap_warning(line);
+    } else {
+      early_warnings.emplace_back(line);
+    }
+  };
+  AttributionRun out;
+  out.run = traced_run(data_paths().examples + "/events.stp", options, sinks);
+  start_engine(out.run.devices);
+  for (const auto& line : early_warnings) engine->note_stap_warning(line);
+  out.result = engine->finish();
+  return out;
+}
+
+std::string program_end(const TargetOptions& options, const TracedRunResult& run) {
+  // -x's process may be gone by now: name it by its pid.
+  std::string name = "the program";
+  if (options.pid) name = "process " + std::to_string(*options.pid);
+  if (!options.command_line.empty())
+    name = std::filesystem::path(traced_program(options)).filename().string();
+  std::string text;
+  if (run.timed_out) {
+    text = "the run was stopped by --timeout";
+  } else if (run.target_exit_status) {
+    const int status = *run.target_exit_status;
+    text = name + " exited with status " + std::to_string(status);
+    if (status > 128) text += " (killed by signal " + std::to_string(status - 128) + ")";
+  } else if (run.staprun_status != 0) {
+    text = "staprun exited with status " + std::to_string(run.staprun_status) +
+           " (its message is above)";
+  } else if (!options.command_line.empty()) {
+    text = name + " exited with status 0";
+  } else {
+    text = "the traced process did no I/O while attached";
+  }
+  if (!run.program_last_stderr_line.empty())
+    text += "; its last line on stderr: " + run.program_last_stderr_line;
+  return text;
+}
+
+bool nothing_to_answer(engine::VerdictStatus status, bool attribute_reads) {
+  switch (status) {
+    case engine::VerdictStatus::ok:
+      return false;
+    case engine::VerdictStatus::no_io:
+      return true;
+    case engine::VerdictStatus::no_requests:  // members compared on block I/O: diagnose answers
+      return attribute_reads;
+    case engine::VerdictStatus::no_block_io:  // the reads' time is known: attribute answers
+      return !attribute_reads;
+  }
+  return false;
+}
+
+int attribution_verb(std::span<const std::string> args, const char* help, bool waterfalls) {
+  namespace po = boost::program_options;
+  TargetOptions options;
+  size_t slowest = 0;
+  po::options_description visible;
+  visible.add_options()("help,h", "show this help");
+  if (waterfalls) {
+    visible.add_options()(
+        "slowest",
+        positive_number({"--slowest", "a positive number of reads", "reads", 1'000'000},
+                        [&](uint64_t n) { slowest = static_cast<size_t>(n); })
+            ->value_name("N"),
+        "print the N slowest reads as waterfalls");
+  }
+  add_target_options(visible, options, "local");
+  if (!parse_options(args, visible, help, nullptr, nullptr, exit_status::Verb::kAttribution))
+    return 0;
+
+  ReportOutput out(options.output_path);
+  const AttributionRun run = run_attribution(options, slowest);
+  // A verdict on no data is none (engine::VerdictStatus): say what was not seen and why, and
+  // exit 3 when the verb's question has nothing to be answered from. Ctrl-C keeps its status.
+  const engine::VerdictStatus status = engine::verdict_status(run.result);
+  const std::string why = status == engine::VerdictStatus::ok ? "" : program_end(options, run.run);
+  int exit = run.run.exit_status;
+  if (!run.run.interrupted && nothing_to_answer(status, /*attribute_reads=*/waterfalls))
+    exit = exit_status::kNothingAttributed;
+  std::string text;
+  if (options.json) {
+    Json json = report::json(run.result, why);
+    json["stack"] = stack_json(run.run.devices);
+    json["exit_status"] = exit;
+    json["program"] = {{"exit_status", run.run.target_exit_status.value_or(0)},
+                       {"last_stderr_line", run.run.program_last_stderr_line.empty()
+                                                ? Json(nullptr)
+                                                : Json(run.run.program_last_stderr_line)}};
+    if (!run.run.target_exit_status && run.run.staprun_status != 0)
+      json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
+    text = to_text(json);
+  } else {
+    text = report::text(run.result, slowest > 0, why);
+  }
+  out.write(text);
+  if (exit == exit_status::kNothingAttributed)
+    std::fprintf(stderr, "iotap: nothing to attribute: %s; %s (exit status 3)\n",
+                 report::verdict_status_sentence(run.result).c_str(), why.c_str());
+  return exit;
+}
+
+}  // namespace iotap::verbs

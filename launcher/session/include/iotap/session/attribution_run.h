@@ -1,0 +1,32 @@
+#pragma once
+// What `attribute` and `diagnose` share: examples/events.stp run under the target options, its
+// stream fed to the correlation engine as it arrives, the engine's result back.
+#include <span>
+#include <string>
+
+#include "iotap/engine.h"
+#include "iotap/session/target_options.h"
+#include "iotap/session/traced_run.h"
+
+namespace iotap::verbs {
+
+struct AttributionRun {
+  TracedRunResult run;
+  engine::Result result;
+};
+
+AttributionRun run_attribution(const TargetOptions& options, size_t slowest);
+
+// The whole of `attribute` and `diagnose`: their options (the target options, and --slowest N
+// when `waterfalls`), the run, and the report as text or JSON, on stdout or in -o's file.
+int attribution_verb(std::span<const std::string> args, const char* help, bool waterfalls);
+
+// How the run ended, for a report with no verdict: "block_hasher exited with status 1; its last
+// line on stderr: ...", or staprun's status, or the timeout.
+std::string program_end(const TargetOptions& options, const TracedRunResult& run);
+
+// Whether a verdict status leaves the verb nothing to answer from (exit 3): no I/O at all for
+// both; no USDT read for attribute (`attribute_reads`), no block I/O for diagnose.
+bool nothing_to_answer(engine::VerdictStatus status, bool attribute_reads);
+
+}  // namespace iotap::verbs

@@ -1,0 +1,68 @@
+#pragma once
+// The options every tracing verb shares: what to trace (-c / -x), where (--target, --stack),
+// and where the output goes (-o, --json).
+#include <sys/types.h>
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iotap/session/number_option.h"
+#include "iotap/target/stack_plan.h"
+
+namespace iotap::verbs {
+
+enum class Target { kLocal, kVm };
+
+struct TargetOptions {
+  std::string command_line;  // -c, as typed
+  std::optional<pid_t> pid;  // -x
+  std::string output_path;   // -o
+  bool json = false;
+  Target target = Target::kLocal;
+  std::string stack_text;  // --stack, as typed
+  unsigned timeout_seconds = 0;
+  unsigned memory_mib = 1024;
+};
+
+inline constexpr NumberOption kTimeoutOption{"--timeout", "a positive number of seconds", "seconds",
+                                             UINT32_MAX};
+inline constexpr NumberOption kMemoryOption{"--memory", "a positive number of MiB", "MiB",
+                                            1ULL << 20};
+inline constexpr NumberOption kPidOption{"-x", "a process id (a positive number)", "",
+                                         4'194'304};  // the kernel's PID_MAX_LIMIT
+
+// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory to `description`.
+void add_target_options(boost::program_options::options_description& description,
+                        TargetOptions& options, const std::string& default_target);
+
+// Checks combinations the parser cannot: --stack only with --target vm, -x not with vm, ...
+void check_target_options(const TargetOptions& options);
+
+// The release of the kernel the run traces: the guest's with --target vm, else this machine's.
+std::string target_kernel_release(const TargetOptions& options);
+
+// For verbs that follow one program: exactly one of -c and -x, or a UserError that says
+// "give the program <purpose>: -c '...' or -x PID<hint>" (none) or that they exclude each other.
+void require_one_program(const TargetOptions& options, std::string_view purpose,
+                         std::string_view hint = "");
+
+// With --target vm and --stack: the stack parsed, planned and checked against --memory, so a
+// bad spec fails before anything is compiled or booted. Empty otherwise.
+std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options);
+
+// A -c command resolved for running: argv with the program's absolute path first and
+// __DEV__ replaced by the stack's top device.
+struct ResolvedCommand {
+  std::vector<std::string> argv;
+  std::string program;  // absolute host path of argv[0]
+};
+
+// Bare names are the project's workloads (block_hasher) first, then programs in PATH.
+ResolvedCommand resolve_command(const std::string& command_line,
+                                const std::optional<vm::StackPlan>& stack);
+
+}  // namespace iotap::verbs

@@ -1,0 +1,70 @@
+#pragma once
+// The path every tracing verb takes: resolve the command and the stack, fill in the script's
+// markers, compile it for the target's kernel, run it there, and stream what it prints.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iotap/session/target_options.h"
+#include "iotap/symbols/kernel_symbols.h"
+#include "iotap/target/vm_runner.h"
+
+namespace iotap::verbs {
+
+struct TracedRunSinks {
+  std::function<void(std::string_view)> output;  // the script's and the program's stdout
+  std::function<void(std::string_view)> status;  // progress, one phrase at a time
+  // Optional. A line of stap's and staprun's stderr ("WARNING: ..."); printed on stderr when
+  // not set.
+  std::function<void(std::string_view)> diagnostic;
+  // Optional. The stack as the guest built it, once, before the script's output starts.
+  std::function<void(const std::vector<StackDevice>&)> stack;
+  // Optional. With TracedScript::kernel_symbols: the target's symbol table, before any output.
+  std::function<void(std::shared_ptr<const symbols::KernelSymbols>)> kernel_symbols;
+};
+
+struct TracedRunResult {
+  int exit_status = 0;                    // what iotap should exit with
+  std::optional<int> target_exit_status;  // the -c program's, when known
+  std::string program_last_stderr_line;   // the -c program's last line on stderr, if any
+  int staprun_status = 0;
+  bool interrupted = false;
+  bool timed_out = false;
+  std::string kernel_release;
+  std::string top_device;            // the stack's top device path, when there is a stack
+  std::vector<StackDevice> devices;  // the stack as the guest built it
+  std::shared_ptr<const symbols::KernelSymbols> kernel_symbols;  // when asked for and received
+  double compile_seconds = 0;
+  double run_seconds = 0;
+};
+
+// The script a verb runs: a file (usually one of examples/) and its arguments ($1, @2, ...).
+struct TracedScript {
+  std::string path;
+  std::vector<std::string> args;
+  // The script prints kernel addresses (backtrace()): fetch the target's symbol table so they
+  // can be named on the host (TracedRunResult::kernel_symbols, TracedRunSinks::kernel_symbols).
+  bool kernel_symbols = false;
+  // stap needs the kernel's symbol table at compile time: kprobe.function() globs, and .return
+  // probes on user functions (see target/vm/kernel_tree.h). With --target vm, the first such
+  // compile boots the guest once to read it; it is cached in build/cache.
+  bool compile_kernel_symbols = false;
+};
+
+TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
+                           const TracedRunSinks& sinks);
+inline TracedRunResult traced_run(const std::string& script_path, const TargetOptions& options,
+                                  const TracedRunSinks& sinks) {
+  return traced_run(TracedScript{script_path, {}}, options, sinks);
+}
+
+// "stack top: md0 = raid0(...)" and one "md0 raid0(...) <- ram0 ... dm-0" line per parent.
+std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices);
+
+// Prints progress on stderr as "iotap: <phrase>", with the seconds since the run began.
+std::function<void(std::string_view)> stderr_status_printer();
+
+}  // namespace iotap::verbs

@@ -1,0 +1,150 @@
+#include "iotap/session/target_options.h"
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+
+#include "iotap/config.h"
+#include "iotap/target/local_runner.h"
+#include "iotap/target/stack_spec.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/process.h"
+#include "iotap/util/shell_words.h"
+
+namespace iotap::verbs {
+
+namespace po = boost::program_options;
+
+void add_target_options(po::options_description& description, TargetOptions& options,
+                        const std::string& default_target) {
+  description.add_options()(
+      "command,c", po::value(&options.command_line)->value_name("CMD"),
+      "start CMD under the probes (with --target vm: the project's workloads by bare name, "
+      "__DEV__ for the stack's top device); words are cut as sh quotes them, with no $, glob or "
+      "redirection expansion)")(
+      "pid,x",
+      positive_number(kPidOption, [&](uint64_t pid) { options.pid = static_cast<pid_t>(pid); })
+          ->value_name("PID"),
+      "attach to the running process PID (--target local only)")(
+      "output,o", po::value(&options.output_path)->value_name("FILE"),
+      "write the script's output to FILE")("json", po::bool_switch(&options.json),
+                                           "print one JSON object on stdout instead of text")(
+      "target",
+      po::value<std::string>()
+          ->value_name("local|vm")
+          ->default_value(default_target)
+          ->notifier([&](const std::string& t) {
+            if (t == "local") {
+              options.target = Target::kLocal;
+            } else if (t == "vm") {
+              options.target = Target::kVm;
+            } else {
+              throw UserError(
+                  "--target must be 'local' (this kernel) or 'vm' (a qemu guest iotap boots), not "
+                  "'" +
+                  t + "'");
+            }
+          }),
+      "where the probes run: this kernel, or a throwaway qemu guest with a known kernel")(
+      "stack", po::value(&options.stack_text)->value_name("SPEC"),
+      "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")(
+      "timeout",
+      positive_number(
+          kTimeoutOption,
+          [&](uint64_t seconds) { options.timeout_seconds = static_cast<unsigned>(seconds); })
+          ->value_name("SECONDS"),
+      "stop the run SECONDS after it starts (with --target vm: after the guest starts, boot and "
+      "stack included), as Ctrl-C would (end probes still report)")(
+      "memory",
+      positive_number(kMemoryOption,
+                      [&](uint64_t mib) { options.memory_mib = static_cast<unsigned>(mib); })
+          ->value_name("MIB")
+          ->default_value(std::to_string(options.memory_mib)),
+      "with --target vm: guest memory");
+}
+
+namespace {
+
+void check_not_both_c_and_x(const TargetOptions& options) {
+  if (!options.command_line.empty() && options.pid)
+    throw UserError("-c and -x exclude each other: start a program or attach to one");
+}
+
+}  // namespace
+
+void require_one_program(const TargetOptions& options, std::string_view purpose,
+                         std::string_view hint) {
+  if (options.command_line.empty() && !options.pid) {
+    throw UserError("give the program " + std::string(purpose) +
+                    ": -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' or -x PID" +
+                    std::string(hint));
+  }
+  check_not_both_c_and_x(options);
+}
+
+std::string target_kernel_release(const TargetOptions& options) {
+  return options.target == Target::kVm ? config::kGuestKernel : local_kernel_release();
+}
+
+void check_target_options(const TargetOptions& options) {
+  check_not_both_c_and_x(options);
+  if (options.target == Target::kLocal && !options.stack_text.empty()) {
+    throw UserError(
+        "--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the "
+        "devices you have)");
+  }
+  if (options.target == Target::kVm && options.pid) {
+    throw UserError(
+        "-x attaches to a process on this host, but --target vm traces inside a guest: use -c CMD");
+  }
+}
+
+std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options) {
+  if (options.target != Target::kVm || options.stack_text.empty()) return std::nullopt;
+  vm::StackPlan plan = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
+  vm::check_fits_in_memory(plan, options.memory_mib);
+  return plan;
+}
+
+ResolvedCommand resolve_command(const std::string& command_line,
+                                const std::optional<vm::StackPlan>& stack) {
+  std::vector<std::string> words;
+  try {
+    words = split_shell_words(command_line);
+  } catch (const UserError& e) {
+    throw UserError(std::string("-c: ") + e.what());
+  }
+  if (words.empty())
+    throw UserError(
+        "-c is empty: give the program to run, e.g. -c 'block_hasher -d __DEV__ -b 1048576 -t 8'");
+  for (auto& word : words) {
+    for (size_t at = word.find("__DEV__"); at != std::string::npos; at = word.find("__DEV__", at)) {
+      if (!stack)
+        throw UserError(
+            "-c uses __DEV__, which stands for the top device of --stack: add --target vm --stack "
+            "SPEC");
+      word.replace(at, 7, stack->top_path());
+      at += stack->top_path().size();
+    }
+  }
+  ResolvedCommand resolved;
+  const std::string& name = words[0];
+  if (name.find('/') != std::string::npos) {
+    if (!is_executable_file(name)) throw UserError("-c: '" + name + "' is not an executable file");
+    resolved.program = std::filesystem::absolute(name).lexically_normal().string();
+  } else {
+    const std::string workload = data_paths().workloads + "/" + name + "/" + name;
+    resolved.program = is_executable_file(workload) ? workload : find_in_path(name);
+    if (resolved.program.empty()) {
+      throw UserError("-c: program '" + name +
+                      "' not found (bare names are the project's workloads, such as block_hasher, "
+                      "or programs in PATH)");
+    }
+  }
+  words[0] = resolved.program;
+  resolved.argv = std::move(words);
+  return resolved;
+}
+
+}  // namespace iotap::verbs

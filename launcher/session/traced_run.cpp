@@ -1,0 +1,284 @@
+#include "iotap/session/traced_run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "iotap/config.h"
+#include "iotap/session/program_output.h"
+#include "iotap/session/traced_program.h"
+#include "iotap/stap/compiler.h"
+#include "iotap/stap/script.h"
+#include "iotap/stap/stap_cache.h"
+#include "iotap/stap/stap_stderr.h"
+#include "iotap/target/kernel_tree.h"
+#include "iotap/target/local_runner.h"
+#include "iotap/target/stack_spec.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/stop_signal.h"
+#include "iotap/util/temp_dir.h"
+
+namespace iotap::verbs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The local kernel's table: /proc/kallsyms shows addresses only to root (kptr_restrict).
+std::shared_ptr<const symbols::KernelSymbols> local_kernel_symbols() {
+  const std::string text = read_file("/proc/kallsyms");
+  if (symbols::addresses_hidden(text))
+    throw UserError(
+        "/proc/kallsyms hides kernel addresses from this user (kernel.kptr_restrict): run iotap "
+        "as root to name kernel functions");
+  return std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(text));
+}
+
+// The block_hasher tapset probes the traced program when it is a block_hasher (wherever it
+// lives); otherwise compile_module's default, the workload next to iotap.
+std::string traced_block_hasher(const std::optional<std::string>& exe) {
+  if (exe && std::filesystem::path(*exe).filename() == "block_hasher") return *exe;
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices) {
+  std::vector<std::string> lines;
+  for (const auto& device : devices) {
+    std::string members;
+    for (const StackDevice* member : children_of(devices, device)) members += " " + member->name;
+    if (device.parent.empty()) lines.push_back("stack top: " + device.name + " = " + device.spec);
+    if (!members.empty()) lines.push_back("  " + device.name + " " + device.spec + " <-" + members);
+  }
+  return lines;
+}
+
+std::function<void(std::string_view)> stderr_status_printer() {
+  const auto start = Clock::now();
+  return [start](std::string_view phrase) {
+    std::fprintf(stderr, "iotap: [%5.1fs] %.*s\n", seconds_since(start),
+                 static_cast<int>(phrase.size()), phrase.data());
+  };
+}
+
+namespace {
+
+// What a run is made of, settled and checked before anything slow.
+struct PreparedRun {
+  bool vm = false;
+  std::optional<vm::StackPlan> stack;
+  std::optional<ResolvedCommand> command;
+  stap::Markers markers;
+  std::string script_text;  // markers substituted
+};
+
+PreparedRun prepare_run(const std::string& script_path, const TargetOptions& options) {
+  check_target_options(options);
+  PreparedRun prepared;
+  // Missing, unreadable, empty, a directory or a FIFO: said now, before anything slow.
+  const std::string script_text = stap::read_script(script_path);
+  prepared.vm = options.target == Target::kVm;
+  if (!prepared.vm) {
+    const std::string problem = local_kernel_problem();
+    if (!problem.empty()) throw UserError(problem);
+  }
+
+  prepared.stack = plan_target_stack(options);
+  auto& command = prepared.command;
+  if (!options.command_line.empty())
+    command = resolve_command(options.command_line, prepared.stack);
+  // What would otherwise fail only after minutes of compiling: TMPDIR, the guest's sockets
+  // and memory.
+  temp_base();
+  if (prepared.vm)
+    vm::check_vm_run(options.memory_mib,
+                     command ? std::vector{command->program} : std::vector<std::string>{});
+
+  if (command) prepared.markers.exe = command->program;
+  if (options.pid) {
+    prepared.markers.pid = *options.pid;
+    prepared.markers.exe = pid_executable(*options.pid);
+  }
+  // A marker without a value (__PID__ without -x) is said before anything slow, too.
+  prepared.script_text = stap::substitute_markers(script_text, prepared.markers, script_path);
+  return prepared;
+}
+
+// The guest kernel's symbol table, read by booting the guest once without a module.
+std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
+  sinks.status(
+      "reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
+  vm::VmRun harvest;
+  harvest.kernel_symbols = true;
+  std::string kallsyms;
+  vm::VmEvents events;
+  events.stdout_data = [](std::string_view) {};
+  events.stderr_data = [](std::string_view) {};
+  events.status = [](std::string_view) {};
+  events.device = [](const StackDevice&) {};
+  events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
+  vm::run_in_vm(harvest, events);
+  if (kallsyms.empty())
+    throw UserError("the guest did not send its symbol table (see the console lines above)");
+  return kallsyms;
+}
+
+// Compiles the prepared script into a module in `work`; returns the module's path.
+std::string compile_script(const TracedScript& script, const PreparedRun& prepared,
+                           const TempDir& work, TracedRunResult& result,
+                           const TracedRunSinks& sinks) {
+  std::string compile_kernel = result.kernel_release;
+  if (prepared.vm && script.compile_kernel_symbols) {
+    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, data_paths().cache,
+                                           [&sinks] { return harvest_guest_kallsyms(sinks); });
+  }
+  const auto compile_start = Clock::now();
+  const std::string runtime_dir = prepared.vm ? data_paths().stap_runtime : "";
+  const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
+  sinks.status("compiling " + std::filesystem::path(script.path).filename().string() +
+               " for kernel " + result.kernel_release +
+               (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
+                       "cached)"
+                     : ""));
+  const std::string module =
+      stap::compile_module({prepared.script_text, script.path, compile_kernel, runtime_dir,
+                            work.path(), script.args, traced_block_hasher(prepared.markers.exe)});
+  result.compile_seconds = seconds_since(compile_start);
+  std::array<char, 32> took{};
+  std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
+  sinks.status(std::string("compiled in ") + took.data() + " s");
+  return module;
+}
+
+// The status line for a phrase the guest sent; at "running", the stack it built first.
+void show_guest_status(std::string_view phrase, const PreparedRun& prepared,
+                       const TracedRunResult& result, const TracedRunSinks& sinks) {
+  if (phrase != "running") {
+    sinks.status(phrase);
+    return;
+  }
+  for (const auto& line : describe_stack(result.devices)) sinks.status(line);
+  if (sinks.stack) sinks.stack(result.devices);
+  if (!prepared.command) {
+    sinks.status(phrase);
+    return;
+  }
+  std::string shown;
+  for (const auto& word : prepared.command->argv) shown += (shown.empty() ? "" : " ") + word;
+  sinks.status("running " + shown);
+}
+
+void run_on_vm(const std::string& module, const TracedScript& script, const TargetOptions& options,
+               const PreparedRun& prepared, stap::StapStderr& stderr_filter,
+               TracedRunResult& result, const TracedRunSinks& sinks) {
+  vm::VmRun run;
+  run.module_path = module;
+  run.kernel_symbols = script.kernel_symbols;
+  run.stack = prepared.stack;
+  run.memory_mib = options.memory_mib;
+  run.timeout = std::chrono::seconds(options.timeout_seconds);
+  if (prepared.command) {
+    run.command = prepared.command->argv;
+    run.programs = {prepared.command->program};
+  }
+  vm::VmEvents events;
+  events.stdout_data = sinks.output;
+  events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
+  events.status = [&](std::string_view phrase) {
+    show_guest_status(phrase, prepared, result, sinks);
+  };
+  events.device = [&](const StackDevice& device) { result.devices.push_back(device); };
+  events.kernel_symbols = [&](std::string text) {
+    result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
+        symbols::KernelSymbols::parse(std::move(text)));
+    sinks.status("kernel symbol table: " + std::to_string(result.kernel_symbols->size()) +
+                 " functions");
+    if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+  };
+  const vm::VmResult vm_result = run_in_vm(run, events);
+  result.staprun_status = vm_result.exit_status;
+  result.interrupted = vm_result.interrupted;
+  result.timed_out = vm_result.timed_out;
+}
+
+void run_locally(const std::string& module, const TracedScript& script,
+                 const TargetOptions& options, const PreparedRun& prepared,
+                 stap::StapStderr& stderr_filter, TracedRunResult& result,
+                 const TracedRunSinks& sinks) {
+  if (script.kernel_symbols) {
+    result.kernel_symbols = local_kernel_symbols();
+    if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+  }
+  LocalRun run;
+  run.module_path = module;
+  run.pid = options.pid;
+  run.timeout = std::chrono::seconds(options.timeout_seconds);
+  if (prepared.command) run.command = prepared.command->argv;
+  result.staprun_status =
+      run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+  result.interrupted = stop_signal() != 0;
+}
+
+// stapio exits 1 when the -c program failed, and says how it failed: that is the status to
+// pass on. Otherwise a failing staprun is the failure.
+void settle_exit_status(TracedRunResult& result, const TracedRunSinks& sinks) {
+  if (result.interrupted) {
+    result.exit_status = 128 + stop_signal();  // 130 after Ctrl-C, 143 after SIGTERM
+  } else if (result.target_exit_status) {
+    result.exit_status = *result.target_exit_status;
+  } else if (result.staprun_status != 0 && !result.timed_out) {
+    result.exit_status = result.staprun_status;
+    sinks.status("staprun exited with status " + std::to_string(result.staprun_status));
+  }
+}
+
+}  // namespace
+
+TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
+                           const TracedRunSinks& sinks) {
+  const PreparedRun prepared = prepare_run(script.path, options);
+  TracedRunResult result;
+  result.kernel_release = target_kernel_release(options);
+  if (prepared.stack) result.top_device = prepared.stack->top_path();
+
+  TempDir work("iotap-run");
+  const std::string module = compile_script(script, prepared, work, result, sinks);
+
+  stap::StapStderr stderr_filter(
+      [&sinks](std::string_view line) {
+        if (sinks.diagnostic) {
+          sinks.diagnostic(line);
+        } else {
+          std::fwrite(line.data(), 1, line.size(), stderr);
+        }
+      },
+      [prefix = program_output_prefix(prepared.markers.exe.value_or(""))](std::string_view line) {
+        print_program_line(prefix, line);  // the program's stderr (verbs/program_output.h)
+      });
+  // The module's run-time errors name the script as it was compiled.
+  stderr_filter.name_script(stap::script_copy_path(work.path()), script.path);
+  const auto run_start = Clock::now();
+  if (prepared.vm) {
+    run_on_vm(module, script, options, prepared, stderr_filter, result, sinks);
+  } else {
+    run_locally(module, script, options, prepared, stderr_filter, result, sinks);
+  }
+  stderr_filter.flush();
+  result.run_seconds = seconds_since(run_start);
+  result.target_exit_status = stderr_filter.target_exit_status();
+  result.program_last_stderr_line = stderr_filter.last_program_line();
+  settle_exit_status(result, sinks);
+  return result;
+}
+
+}  // namespace iotap::verbs

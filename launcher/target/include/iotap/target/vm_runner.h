@@ -1,0 +1,61 @@
+#pragma once
+// --target vm: boots a throwaway qemu guest with the project's kernel, builds the --stack in
+// it, runs the compiled module under staprun (with the command, if any), streams the output
+// back and powers the guest off. Nothing is left behind: the guest, its sockets and its
+// images live in a private temp directory that goes with the run.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iotap/stack.h"
+#include "iotap/target/stack_plan.h"
+
+namespace iotap::vm {
+
+struct VmRun {
+  std::string module_path;  // the .ko compiled for the guest kernel; empty: only kernel_symbols
+  std::optional<StackPlan> stack;
+  std::vector<std::string> command;   // argv staprun -c runs; empty: run until stopped
+  std::vector<std::string> programs;  // host programs the guest needs, with their libraries
+  unsigned memory_mib = 1024;
+  unsigned cpus = 2;
+  // 0: none. Else the whole guest run, from qemu's start: when it runs out before the module
+  // runs (boot, stack), the guest is killed and the run fails; after, the run is stopped as
+  // Ctrl-C would stop it. Without it, a guest that has not started the run after 300 s is taken
+  // for hung.
+  std::chrono::seconds timeout{0};
+  // Send the guest's /proc/kallsyms (text symbols) before the run's output, to name kernel
+  // addresses on the host (see symbols/kernel_symbols.h).
+  bool kernel_symbols = false;
+};
+
+struct VmEvents {
+  std::function<void(std::string_view)> stdout_data;
+  std::function<void(std::string_view)> stderr_data;
+  std::function<void(std::string_view)> status;    // progress, one short phrase at a time
+  std::function<void(const StackDevice&)> device;  // the stack, top first, once built
+  // With VmRun::kernel_symbols: the guest's /proc/kallsyms, before any stdout_data.
+  std::function<void(std::string)> kernel_symbols;
+};
+
+struct VmResult {
+  int exit_status = 0;  // staprun's, inside the guest
+  bool interrupted = false;
+  bool timed_out = false;
+  std::vector<StackDevice> devices;  // the stack the guest built, top first
+};
+
+// Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest
+// kernel are installed, the sockets' paths under TMPDIR fit in a unix socket address, and
+// memory_mib holds the initramfs with `programs` (and a compiled module) in it. Throws UserError.
+void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs);
+
+// Boots the guest and runs. A stop signal (util/stop_signal.h) before the module runs kills the
+// guest and throws Stopped; once it runs, the first one stops the run after its end probes
+// (VmResult::interrupted) and a second one kills the guest.
+VmResult run_in_vm(const VmRun& run, const VmEvents& events);
+
+}  // namespace iotap::vm

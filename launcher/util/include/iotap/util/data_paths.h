@@ -1,0 +1,28 @@
+#pragma once
+// Where iotap finds what it uses at run time (tapsets, examples, the guest's init, the adapted
+// SystemTap runtime, the workloads) and where it caches: found from the binary's own location,
+// so that an installed iotap (PREFIX/bin/iotap with PREFIX/share/iotap) and the build tree's
+// (build/iotap, reading the source tree) both work without configuration.
+#include <string>
+
+namespace iotap {
+
+struct DataPaths {
+  bool installed = false;    // PREFIX/bin/iotap with PREFIX/share/iotap next to it
+  std::string tapsets;       // iotap's tapsets (stap -I)
+  std::string examples;      // the scripts the verbs run
+  std::string guest_init;    // the guest's /init
+  std::string stap_runtime;  // SystemTap's runtime adapted to the guest kernel (stap -R)
+  std::string workloads;     // WORKLOADS/block_hasher: the workloads' binaries
+  std::string cache;         // guest images, kernel trees: made once, reused
+};
+
+// The paths for the running binary, resolved on first use.
+const DataPaths& data_paths();
+
+// The paths for a binary at `executable`: the installed layout if `executable`'s directory has
+// ../share/iotap/tapsets, the build tree's otherwise. `cache_home` is where an installed iotap
+// caches ($XDG_CACHE_HOME, else $HOME/.cache).
+DataPaths data_paths_for(const std::string& executable, const std::string& cache_home);
+
+}  // namespace iotap
