@@ -1,18 +1,19 @@
-# Unit tests of the launcher's libraries: no root, no kernel, no guest.
+# Unit tests of target/, stap/, session/ and util/ (no root, no kernel, no guest), then the
+# command line end to end.
 iotap_unit_test(stack_spec_test
-  SOURCES launcher/stack_spec_test.cpp launcher/stack_plan_test.cpp launcher/guest_stack_test.cpp
+  SOURCES target/stack_spec_test.cpp target/stack_plan_test.cpp target/guest_stack_test.cpp
   LIBS iotap_target)
 # The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
-iotap_unit_test(control_protocol_test SOURCES launcher/control_protocol_test.cpp LIBS iotap_target)
+iotap_unit_test(control_protocol_test SOURCES target/control_protocol_test.cpp LIBS iotap_target)
 iotap_unit_test(initramfs_test
-  SOURCES launcher/cpio_writer_test.cpp launcher/elf_dependencies_test.cpp launcher/kernel_test.cpp
+  SOURCES target/cpio_writer_test.cpp target/elf_dependencies_test.cpp target/kernel_test.cpp
   LIBS iotap_target)
 target_compile_definitions(initramfs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher")
 add_dependencies(initramfs_test block_hasher)
 iotap_unit_test(stap_test
-  SOURCES launcher/script_test.cpp launcher/stap_stderr_test.cpp launcher/runtime_compat_test.cpp
-    launcher/script_markers_test.cpp launcher/stap_messages_test.cpp
+  SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
+    stap/script_markers_test.cpp stap/stap_messages_test.cpp
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
@@ -22,11 +23,11 @@ if(TARGET stap_runtime)
   add_dependencies(stap_test stap_runtime)
 endif()
 # -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
-iotap_unit_test(shell_words_test SOURCES launcher/shell_words_test.cpp launcher/lines_test.cpp
+iotap_unit_test(shell_words_test SOURCES util/shell_words_test.cpp util/lines_test.cpp
   LIBS iotap_util)
 iotap_unit_test(verbs_test
-  SOURCES launcher/device_table_test.cpp launcher/target_options_test.cpp
-    launcher/report_output_test.cpp launcher/program_output_test.cpp launcher/demo_verdict_test.cpp
+  SOURCES interval/device_table_test.cpp session/target_options_test.cpp
+    session/output_file_test.cpp session/program_output_test.cpp interval/demo_verdict_test.cpp
   LIBS iotap_verbs)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
@@ -99,7 +100,7 @@ iotap_cli_test(cli_run_stack_non_ascii 2 "iotap: --stack: unexpected character '
 # Naming kernel addresses on the host from the target's kallsyms, and the framed block the
 # guest sends it in.
 iotap_unit_test(symbols_test
-  SOURCES symbols/kernel_symbols_test.cpp symbols/leading_block_test.cpp
+  SOURCES symbols/kernel_symbols_test.cpp target/leading_block_test.cpp
   LIBS iotap_symbols iotap_target)
 
 # `iotap help VERB` shows that verb's help, as `iotap VERB --help` does.

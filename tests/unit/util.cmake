@@ -1,8 +1,8 @@
 # Process lifecycle (issue 9, points 6 and 8): stop signals, leftovers of killed runs, and
 # failures that must come before the compile. No root, no kernel, no guest.
 # Its own binary: a stop signal, once received, stays for the life of the process.
-iotap_unit_test(stop_signal_test SOURCES lifecycle/stop_signal_test.cpp LIBS iotap_util)
-iotap_unit_test(leftovers_test SOURCES lifecycle/leftovers_test.cpp LIBS iotap_util)
+iotap_unit_test(stop_signal_test SOURCES util/stop_signal_test.cpp LIBS iotap_util)
+iotap_unit_test(leftovers_test SOURCES util/leftovers_test.cpp LIBS iotap_util)
 target_compile_definitions(leftovers_test PRIVATE IOTAP_BINARY="$<TARGET_FILE:iotap>")
 add_dependencies(leftovers_test iotap)
 

@@ -2,9 +2,9 @@
 # examples/top.stp read back from recorded guest runs (tests/unit/data/iotime_*.txt, top_*.txt),
 # their JSON, --interval, and SystemTap's skipped-probe count.
 iotap_unit_test(iotime_top_test
-  SOURCES iotime_top/recorded.cpp iotime_top/report_blocks_test.cpp
-          iotime_top/iotime_report_test.cpp iotime_top/top_report_test.cpp
-          iotime_top/interval_option_test.cpp iotime_top/skipped_probes_test.cpp
+  SOURCES interval/recorded.cpp interval/table_blocks_test.cpp
+          interval/iotime_format_test.cpp interval/top_format_test.cpp
+          session/interval_option_test.cpp interval/skipped_probes_test.cpp
   LIBS iotap_verbs)
 target_compile_definitions(iotime_top_test PRIVATE
   IOTIME_TOP_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
