@@ -188,7 +188,7 @@ struct Engine::Impl {
   std::function<void(std::string_view)> other_line;
 };
 
-Engine::Engine(std::vector<StackDevice> stack, Options options)
+Engine::Engine(std::vector<StackDevice> stack, const Options& options)
     : impl_(std::make_unique<Impl>(std::move(stack), options)) {}
 Engine::~Engine() = default;
 Engine::Engine(Engine&&) noexcept = default;

@@ -150,7 +150,7 @@ std::string compile_script(const TracedScript& script, const PreparedRun& prepar
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  const std::string module =
+  std::string module =
       stap::compile_module({prepared.script_text, script.path, compile_kernel, runtime_dir,
                             work.path(), script.args, traced_block_hasher(prepared.markers.exe)});
   result.compile_seconds = seconds_since(compile_start);

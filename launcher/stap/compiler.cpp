@@ -30,7 +30,7 @@ std::string write_tapset_paths(const CompileRequest& request) {
   const std::string exe = request.block_hasher_exe.empty()
                               ? data_paths().workloads + "/block_hasher/block_hasher"
                               : request.block_hasher_exe;
-  const std::string dir = request.work_dir + "/tapset-paths";
+  std::string dir = request.work_dir + "/tapset-paths";
   std::filesystem::create_directories(dir);
   write_file(dir + "/iotap_paths.stpm",
              "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n");

@@ -1,5 +1,7 @@
 #include "iotap/stap/stap_stderr.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 
@@ -45,12 +47,11 @@ void StapStderr::name_script(std::string copy_path, std::string user_name) {
 }
 
 bool is_systemtap_message(std::string_view line) {
-  for (const std::string_view prefix :
-       {"WARNING:", "ERROR:", "staprun:", "stapio:", "staprun ", "stapio ", "Number of similar ",
-        "Rerun with ", "Tip: ", "Pass ", "semantic error:"}) {
-    if (line.starts_with(prefix)) return true;
-  }
-  return false;
+  static constexpr std::array<std::string_view, 11> kPrefixes{
+      "WARNING:",           "ERROR:",      "staprun:", "stapio:", "staprun ",       "stapio ",
+      "Number of similar ", "Rerun with ", "Tip: ",    "Pass ",   "semantic error:"};
+  return std::ranges::any_of(kPrefixes,
+                             [line](std::string_view prefix) { return line.starts_with(prefix); });
 }
 
 void StapStderr::feed(std::string_view bytes) {

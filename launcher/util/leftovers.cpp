@@ -77,7 +77,8 @@ RemovedLeftovers remove_leftovers(const std::string& base) {
     const std::string name = entry->d_name;
     const auto pid = owner_pid(name);
     if (!pid || live_iotap(*pid)) continue;
-    const std::string path = base + "/" + name;
+    std::string path = base;
+    path.append("/").append(name);
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
       continue;
@@ -110,7 +111,7 @@ void remove_leftovers_and_say() {
 
 std::string human_bytes(uint64_t bytes) {
   constexpr std::array<const char*, 4> kUnits{"bytes", "kB", "MB", "GB"};
-  double value = static_cast<double>(bytes);
+  auto value = static_cast<double>(bytes);
   size_t unit = 0;
   while (value >= 1000 && unit + 1 < kUnits.size()) {
     value /= 1000;

@@ -51,7 +51,7 @@ std::vector<std::string> split_shell_words(std::string_view text) {
       for (++i;; ++i) {
         if (i == text.size())
           throw UserError("the \" at " + column(open) +
-                          " is never closed: close it, or write a literal \" as \\\"");
+                          R"( is never closed: close it, or write a literal " as \")");
         if (text[i] == '"') break;
         if (text[i] == '\\' && i + 1 < text.size() && escapable_in_double_quotes(text[i + 1])) {
           ++i;

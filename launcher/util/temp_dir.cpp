@@ -19,7 +19,7 @@ namespace iotap {
 std::string temp_base() {
   const char* env = std::getenv("TMPDIR");
   const bool from_env = env != nullptr && *env != '\0';
-  const std::string base = from_env ? env : "/tmp";
+  std::string base = from_env ? env : "/tmp";
   const std::string named = from_env ? "TMPDIR '" + base + "'" : "the temp directory '/tmp'";
   const std::string fix = from_env ? " (point TMPDIR at a writable directory, or unset it)"
                                    : " (set TMPDIR to a writable directory)";

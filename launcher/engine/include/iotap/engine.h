@@ -149,7 +149,7 @@ const char* to_string(VerdictStatus status);
 class Engine {
  public:
   // The stack as iotap/stack.h describes it; devices the events name beyond it are added.
-  Engine(std::vector<StackDevice> stack, Options options);
+  Engine(std::vector<StackDevice> stack, const Options& options);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
