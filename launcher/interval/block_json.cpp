@@ -2,8 +2,8 @@
 
 namespace iotap::verbs {
 
-Json block_head_json(const ReportBlock& block) {
-  const bool interval = block.kind == ReportBlock::Kind::kInterval;
+Json block_head_json(const TableBlock& block) {
+  const bool interval = block.kind == TableBlock::Kind::kInterval;
   return Json{{"kind", interval ? "interval" : "whole_run"},
               {"interval", interval ? Json(block.index) : Json(nullptr)},
               {"from_s", block.from_seconds},

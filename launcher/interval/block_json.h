@@ -11,7 +11,7 @@
 namespace iotap::verbs {
 
 // {"kind": "interval"|"whole_run", "interval": N|null, "from_s", "to_s"}.
-Json block_head_json(const ReportBlock& block);
+Json block_head_json(const TableBlock& block);
 
 // {"name", "spec", "parent"} for a device by kernel name; spec and parent are null for a device
 // outside the stack (the guest's other disks) or when no stack was built.

@@ -5,7 +5,7 @@
 
 namespace iotap::verbs {
 
-Json iotime_json(const ReportBlock& block, const std::vector<StackDevice>& stack) {
+Json iotime_json(const TableBlock& block, const std::vector<StackDevice>& stack) {
   std::string table;
   for (const auto& line : block.lines) table += line + "\n";
   Json devices = Json::array();

@@ -9,20 +9,20 @@ namespace iotap::verbs {
 namespace {
 
 // "interval 3: 0.500 s to 0.750 s" or "whole run: 0.000 s to 1.917 s".
-std::optional<ReportBlock> parse_label(const std::string& line) {
-  ReportBlock block;
+std::optional<TableBlock> parse_label(const std::string& line) {
+  TableBlock block;
   int consumed = 0;
   if (std::sscanf(line.c_str(), "interval %u: %lf s to %lf s%n", &block.index, &block.from_seconds,
                   &block.to_seconds, &consumed) == 3 &&
       static_cast<size_t>(consumed) == line.size() && block.index > 0) {
-    block.kind = ReportBlock::Kind::kInterval;
+    block.kind = TableBlock::Kind::kInterval;
     return block;
   }
   consumed = 0;
   if (std::sscanf(line.c_str(), "whole run: %lf s to %lf s%n", &block.from_seconds,
                   &block.to_seconds, &consumed) == 2 &&
       static_cast<size_t>(consumed) == line.size()) {
-    block.kind = ReportBlock::Kind::kWholeRun;
+    block.kind = TableBlock::Kind::kWholeRun;
     block.index = 0;
     return block;
   }
@@ -31,14 +31,14 @@ std::optional<ReportBlock> parse_label(const std::string& line) {
 
 }  // namespace
 
-ReportBlockReader::ReportBlockReader(BlockSink on_block, LineSink on_other_line)
+TableBlockReader::TableBlockReader(BlockSink on_block, LineSink on_other_line)
     : on_block_(std::move(on_block)), on_other_line_(std::move(on_other_line)) {}
 
-void ReportBlockReader::feed(std::string_view bytes) {
+void TableBlockReader::feed(std::string_view bytes) {
   lines_.feed(bytes, [this](std::string_view line) { take_line(line, true); });
 }
 
-void ReportBlockReader::finish() {
+void TableBlockReader::finish() {
   lines_.finish([this](std::string_view line) { take_line(line, false); });
   if (in_block_) {
     in_block_ = false;
@@ -46,7 +46,7 @@ void ReportBlockReader::finish() {
   }
 }
 
-void ReportBlockReader::take_line(std::string_view line_view, bool has_newline) {
+void TableBlockReader::take_line(std::string_view line_view, bool has_newline) {
   const std::string line(line_view);
   if (in_block_) {
     block_.text += line + "\n";

@@ -52,7 +52,7 @@ TopTable parse_top_table(const std::vector<std::string>& lines) {
   return table;
 }
 
-Json top_json(const ReportBlock& block, const std::vector<StackDevice>& stack) {
+Json top_json(const TableBlock& block, const std::vector<StackDevice>& stack) {
   const TopTable table = parse_top_table(block.lines);
   Json devices = Json::array();
   for (const auto& row : table.devices) {

@@ -42,19 +42,19 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   const std::string program_prefix = program_output_prefix(traced_program(options));
   const bool live = verb.live_view && !options.json && out.is_terminal();
   std::vector<StackDevice> stack;
-  std::optional<ReportBlock> whole_run;
+  std::optional<TableBlock> whole_run;
   std::deque<std::string> recent_lines;
   uint64_t skipped = 0;
 
-  auto draw_frame = [&](const ReportBlock& block) {
+  auto draw_frame = [&](const TableBlock& block) {
     std::string frame = std::string(kClearScreen) + verb.live_title + "\n\n" + block.text;
     if (!recent_lines.empty()) frame += "program output:\n";
     for (const auto& line : recent_lines) frame += line;
     out.write(frame);
   };
-  ReportBlockReader reader(
-      [&](const ReportBlock& block) {
-        if (block.kind == ReportBlock::Kind::kWholeRun) {
+  TableBlockReader reader(
+      [&](const TableBlock& block) {
+        if (block.kind == TableBlock::Kind::kWholeRun) {
           whole_run = block;
           // As JSON it waits for the run's end, to carry the exit status and the loss.
           if (!options.json) out.write((live ? "\n" : "") + block.text);

@@ -80,8 +80,8 @@ int demo(Args args) {
   std::string output;
   // iotime.stp's tables to stdout; the program's lines to stderr, prefixed
   // (verbs/program_output.h).
-  ReportBlockReader reader(
-      [&](const ReportBlock& block) {
+  TableBlockReader reader(
+      [&](const TableBlock& block) {
         output += block.text;
         if (!options.json) {
           std::fwrite(block.text.data(), 1, block.text.size(), stdout);

@@ -1,8 +1,9 @@
+#include "iotap/interval/iotime_format.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "iotap/interval/iotime_format.h"
 #include "recorded.h"
 
 namespace iotap::verbs {
@@ -72,8 +73,8 @@ TEST(IotimeReport, TheIntervalsAddUpToTheWholeRun) {
 }
 
 TEST(IotimeReport, DevicesOutsideTheStackHaveNoSpec) {
-  ReportBlock block;
-  block.kind = ReportBlock::Kind::kInterval;
+  TableBlock block;
+  block.kind = TableBlock::Kind::kInterval;
   block.index = 3;
   block.from_seconds = 0.5;
   block.to_seconds = 0.75;

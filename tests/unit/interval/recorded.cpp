@@ -12,8 +12,8 @@ std::string recorded(const std::string& name) {
 
 ReadBack read_blocks(const std::string& text, size_t piece) {
   ReadBack out;
-  ReportBlockReader reader([&](const ReportBlock& block) { out.blocks.push_back(block); },
-                           [&](std::string_view line) { out.other += line; });
+  TableBlockReader reader([&](const TableBlock& block) { out.blocks.push_back(block); },
+                          [&](std::string_view line) { out.other += line; });
   for (size_t at = 0; at < text.size(); at += piece)
     reader.feed(std::string_view(text).substr(at, std::min(piece, text.size() - at)));
   reader.finish();

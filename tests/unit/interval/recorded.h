@@ -13,11 +13,11 @@ namespace iotap::verbs::test {
 std::string recorded(const std::string& name);
 
 struct ReadBack {
-  std::vector<ReportBlock> blocks;
+  std::vector<TableBlock> blocks;
   std::string other;  // every line that is not part of a table
 };
 
-// `text` fed to a ReportBlockReader `piece` bytes at a time.
+// `text` fed to a TableBlockReader `piece` bytes at a time.
 ReadBack read_blocks(const std::string& text, size_t piece);
 
 // The stack the guest reported for raid0(ram*7, delay(ram, 50ms)).

@@ -1,8 +1,9 @@
+#include "iotap/interval/top_format.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "iotap/interval/top_format.h"
 #include "recorded.h"
 
 namespace iotap::verbs {
@@ -16,7 +17,7 @@ using test::recorded;
 // the timer printed, which the whole run's own handlers still counted.
 constexpr uint64_t kRecordedSkipped = 2;
 
-std::vector<ReportBlock> recorded_blocks() {
+std::vector<TableBlock> recorded_blocks() {
   return read_blocks(recorded("top_interval_incident.txt"), 333).blocks;
 }
 

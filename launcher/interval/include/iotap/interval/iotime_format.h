@@ -11,6 +11,6 @@ namespace iotap::verbs {
 
 // block_head_json's fields, then "devices": [{"name", "spec", "parent", "rw", "count",
 // "total_us", "avg_us"}] in the table's order.
-Json iotime_json(const ReportBlock& block, const std::vector<StackDevice>& stack);
+Json iotime_json(const TableBlock& block, const std::vector<StackDevice>& stack);
 
 }  // namespace iotap::verbs

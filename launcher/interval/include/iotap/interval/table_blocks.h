@@ -13,7 +13,7 @@
 
 namespace iotap::verbs {
 
-struct ReportBlock {
+struct TableBlock {
   enum class Kind { kInterval, kWholeRun };
   Kind kind = Kind::kInterval;
   unsigned index = 0;       // 1, 2, ... for intervals; 0 for the whole run
@@ -23,12 +23,12 @@ struct ReportBlock {
   std::string text;                // the label, the lines and the blank line, as printed
 };
 
-class ReportBlockReader {
+class TableBlockReader {
  public:
-  using BlockSink = std::function<void(const ReportBlock&)>;
+  using BlockSink = std::function<void(const TableBlock&)>;
   using LineSink = std::function<void(std::string_view)>;  // one line, its newline included
 
-  ReportBlockReader(BlockSink on_block, LineSink on_other_line);
+  TableBlockReader(BlockSink on_block, LineSink on_other_line);
 
   // Bytes as they arrive, in any pieces.
   void feed(std::string_view bytes);
@@ -42,7 +42,7 @@ class ReportBlockReader {
   LineSink on_other_line_;
   LineSplitter lines_;
   bool in_block_ = false;
-  ReportBlock block_;
+  TableBlock block_;
 };
 
 }  // namespace iotap::verbs

@@ -34,6 +34,6 @@ TopTable parse_top_table(const std::vector<std::string>& lines);
 
 // block_head_json's fields, then "devices": [{"name", "spec", "parent", "submits",
 // "submits_per_s", "kib_per_s"}] and "probes": [{"name", "hits", "hits_per_s"}].
-Json top_json(const ReportBlock& block, const std::vector<StackDevice>& stack);
+Json top_json(const TableBlock& block, const std::vector<StackDevice>& stack);
 
 }  // namespace iotap::verbs

@@ -1,6 +1,6 @@
 #pragma once
 // The run that iotap iotime and iotap top share: a script printing labelled tables (one per
-// interval, then the whole run; see report_blocks.h), shown as text, as a live view redrawn in
+// interval, then the whole run; see table_blocks.h), shown as text, as a live view redrawn in
 // place on a terminal, or as JSON lines (one object per table).
 #include <functional>
 #include <string>
@@ -18,7 +18,7 @@ struct IntervalVerb {
   std::string schema;  // "iotap.iotime/1": the first key of every JSON line
   TracedScript script;
   // A table's JSON fields (the schema key comes first, added by the run).
-  std::function<Json(const ReportBlock&, const std::vector<StackDevice>&)> to_json;
+  std::function<Json(const TableBlock&, const std::vector<StackDevice>&)> to_json;
   // Redraw each interval's table in place when stdout is a terminal (top); otherwise tables
   // follow one another.
   bool live_view = false;
