@@ -111,7 +111,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   if (!parse_options(args, visible, help, nullptr, nullptr, exit_status::Verb::kAttribution))
     return 0;
 
-  ReportOutput out(options.output_path);
+  OutputFile out(options.output_path);
   const AttributionRun run = run_attribution(options, slowest);
   // A verdict on no data is none (engine::VerdictStatus): say what was not seen and why, and
   // exit 3 when the verb's question has nothing to be answered from. Ctrl-C keeps its status.

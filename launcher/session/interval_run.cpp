@@ -38,7 +38,7 @@ std::string loss_sentence(uint64_t skipped) {
 }  // namespace
 
 int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
-  ReportOutput out(options.output_path);
+  OutputFile out(options.output_path);
   const std::string program_prefix = program_output_prefix(traced_program(options));
   const bool live = verb.live_view && !options.json && out.is_terminal();
   std::vector<StackDevice> stack;

@@ -74,13 +74,13 @@ std::string write_problem(const std::string& path) {
 
 }  // namespace
 
-ReportOutput::ReportOutput(std::string path) : path_(std::move(path)) {
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) return;
   if (const std::string problem = write_problem(path_); !problem.empty())
     cannot_write(path_, problem);
 }
 
-void ReportOutput::write(std::string_view text) {
+void OutputFile::write(std::string_view text) {
   if (path_.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
@@ -95,7 +95,7 @@ void ReportOutput::write(std::string_view text) {
     cannot_write(path_, std::strerror(errno));
 }
 
-bool ReportOutput::is_terminal() const {
+bool OutputFile::is_terminal() const {
   return path_.empty() && ::isatty(STDOUT_FILENO) == 1;
 }
 

@@ -217,7 +217,7 @@ int callgraph(Args args) {
     throw UserError(problem);
   selection.exceptions = exception_probes(selection.program);
 
-  ReportOutput out(options.output_path);
+  OutputFile out(options.output_path);
   StreamReader reader(program_output_prefix(selection.program));
   const TracedRunResult run =
       run_script({data_paths().examples + "/callgraph.stp", callgraph::script_arguments(selection)},

@@ -12,6 +12,7 @@
 #include "iotap/stack/stack_json.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
+#include "iotap/util/lines.h"
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
@@ -61,16 +62,16 @@ int latency(Args args) {
   if (!parse_options(args, visible, kHelp)) return 0;
   require_one_program(options, "to watch");
 
-  ReportOutput out(options.output_path);
+  OutputFile out(options.output_path);
   const auto program_line = program_line_printer(options);
   latency::BlockedTimeTracker tracker;
   std::shared_ptr<const symbols::KernelSymbols> names;
-  std::string partial_line;
+  LineSplitter lines;
   const auto take_line = [&](std::string_view line) {
     const std::string named = names ? names->symbolize_text(line) : std::string(line);
     if (const auto event = latency::parse_sleep_event(named)) {
       tracker.add(*event);
-    } else if (line != "iotap-latency 1\n") {
+    } else if (line != "iotap-latency 1") {
       // The program's own output: on stderr, prefixed; stdout carries the result.
       program_line(line);
     }
@@ -80,20 +81,11 @@ int latency(Args args) {
   sinks.kernel_symbols = [&](std::shared_ptr<const symbols::KernelSymbols> table) {
     names = std::move(table);
   };
-  sinks.output = [&](std::string_view bytes) {
-    partial_line += bytes;
-    size_t start = 0;
-    for (size_t end = partial_line.find('\n'); end != std::string::npos;
-         end = partial_line.find('\n', start)) {
-      take_line(std::string_view(partial_line).substr(start, end + 1 - start));
-      start = end + 1;
-    }
-    partial_line.erase(0, start);
-  };
+  sinks.output = [&](std::string_view bytes) { lines.feed(bytes, take_line); };
   TracedScript script{data_paths().examples + "/latency.stp", {}};
   script.kernel_symbols = true;
   const TracedRunResult run = traced_run(script, options, sinks);
-  if (!partial_line.empty()) take_line(partial_line);
+  lines.finish(take_line);
 
   const latency::BlockedTime blocked = tracker.finish();
   std::string text;

@@ -88,7 +88,7 @@ int run(Args args) {
   // Missing, empty, a directory, a FIFO: refused before any work.
   const std::string script_text = stap::read_script(script);
 
-  ReportOutput out(options.output_path);
+  OutputFile out(options.output_path);
   std::string captured;
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();

@@ -1,3 +1,5 @@
+#include "iotap/session/output_file.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -5,7 +7,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "iotap/session/output_file.h"
 #include "iotap/util/error.h"
 #include "iotap/util/temp_dir.h"
 
@@ -21,14 +22,14 @@ std::string contents(const std::string& path) {
 
 std::string error_of(const std::string& path) {
   try {
-    ReportOutput out(path);
+    OutputFile out(path);
   } catch (const UserError& error) {
     return error.what();
   }
   return "";
 }
 
-TEST(ReportOutput, AnUnwritablePathFailsBeforeTheRun) {
+TEST(OutputFile, AnUnwritablePathFailsBeforeTheRun) {
   const TempDir dir("iotap-output-test");
   EXPECT_EQ(error_of(dir / "no-such-dir/report.txt"),
             "cannot write -o '" + (dir / "no-such-dir/report.txt") + "': no directory '" +
@@ -37,12 +38,12 @@ TEST(ReportOutput, AnUnwritablePathFailsBeforeTheRun) {
   EXPECT_FALSE(std::filesystem::exists(dir / "no-such-dir"));
 }
 
-TEST(ReportOutput, AnOldReportStaysUntilTheFirstWrite) {
+TEST(OutputFile, AnOldReportStaysUntilTheFirstWrite) {
   const TempDir dir("iotap-output-test");
   const std::string path = dir / "report.txt";
   std::ofstream(path) << "yesterday's report\n";
   {
-    ReportOutput out(path);
+    OutputFile out(path);
     // A run that fails here, before it has anything to say, loses nothing.
     EXPECT_EQ(contents(path), "yesterday's report\n");
     out.write("line 1\n");
@@ -52,12 +53,12 @@ TEST(ReportOutput, AnOldReportStaysUntilTheFirstWrite) {
   EXPECT_EQ(contents(path), "line 1\nline 2\n");
 }
 
-TEST(ReportOutput, ANewFileInTheCurrentDirectory) {
+TEST(OutputFile, ANewFileInTheCurrentDirectory) {
   const TempDir dir("iotap-output-test");
   const auto previous = std::filesystem::current_path();
   std::filesystem::current_path(dir.path());
   {
-    ReportOutput out("report.json");
+    OutputFile out("report.json");
     EXPECT_FALSE(std::filesystem::exists("report.json"));
     out.write("{}\n");
   }
@@ -65,21 +66,21 @@ TEST(ReportOutput, ANewFileInTheCurrentDirectory) {
   EXPECT_EQ(contents(dir / "report.json"), "{}\n");
 }
 
-TEST(ReportOutput, AnEmptyWriteLeavesAnEmptyReport) {
+TEST(OutputFile, AnEmptyWriteLeavesAnEmptyReport) {
   // iotap run with a script that prints nothing still leaves the -o file it was asked for.
   const TempDir dir("iotap-output-test");
   const std::string path = dir / "report.txt";
   std::ofstream(path) << "yesterday's report\n";
-  ReportOutput(path).write("");
+  OutputFile(path).write("");
   EXPECT_TRUE(std::filesystem::exists(path));
   EXPECT_EQ(contents(path), "");
 }
 
-TEST(ReportOutput, NoPathIsStdout) {
+TEST(OutputFile, NoPathIsStdout) {
   EXPECT_EQ(error_of(""), "");
 }
 
-TEST(ReportOutput, AKernelFileThatOpensButTakesNoWritesIsRefused) {
+TEST(OutputFile, AKernelFileThatOpensButTakesNoWritesIsRefused) {
   // Root opens /proc/version for writing; every write then fails, after the whole run.
   EXPECT_EQ(error_of("/proc/version"),
             "cannot write -o '/proc/version': it is a kernel interface file, not a place for a "
@@ -88,7 +89,7 @@ TEST(ReportOutput, AKernelFileThatOpensButTakesNoWritesIsRefused) {
   EXPECT_NE(error_of("/sys/kernel/iotap.txt").find("is a kernel interface"), std::string::npos);
 }
 
-TEST(ReportOutput, StreamsAreAccepted) {
+TEST(OutputFile, StreamsAreAccepted) {
   EXPECT_EQ(error_of("/dev/null"), "");
   const TempDir dir("iotap-output-test");
   const std::string fifo = dir / "fifo";

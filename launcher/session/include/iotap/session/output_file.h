@@ -7,7 +7,7 @@
 
 namespace iotap::verbs {
 
-class ReportOutput {
+class OutputFile {
  public:
   // An empty path means stdout. A path is checked at once, so that a mistyped -o fails before a
   // run of minutes rather than after it; the file itself is only created (or truncated) by the
@@ -15,7 +15,7 @@ class ReportOutput {
   // Throws UserError when the path cannot take a report: only a regular file that opens for
   // writing, a new file in a writable directory, or a stream (a terminal, /dev/null, a pipe such
   // as /dev/stdout) can; not a directory, a block device, or a file under /proc or /sys.
-  explicit ReportOutput(std::string path);
+  explicit OutputFile(std::string path);
 
   // Writes and flushes: a live report is seen as it is made. Throws UserError if the file
   // cannot take it (a full disk, say).
