@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/stream.h"  // tests/unit: the engine tests' stack helpers
 #include "iotap/engine.h"
 #include "iotap/report.h"
 
@@ -20,15 +21,7 @@ namespace {
 
 using iotap::make_dev;
 using iotap::StackDevice;
-
-StackDevice device(std::string name, uint32_t dev, std::string spec, std::string parent) {
-  StackDevice d;
-  d.name = std::move(name);
-  d.dev = dev;
-  d.spec = std::move(spec);
-  d.parent = std::move(parent);
-  return d;
-}
+using iotap::engine::testing::device;
 
 std::vector<StackDevice> nested_stack() {
   std::vector<StackDevice> stack{
