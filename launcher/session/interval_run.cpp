@@ -67,7 +67,7 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
         }
       },
       [&](std::string_view line) {
-        // The program's output goes to stderr, prefixed (verbs/program_output.h): stdout
+        // The program's output goes to stderr, prefixed (session/program_output.h): stdout
         // carries only the tables or the JSON lines. The live view also keeps the latest lines
         // under its table, as its frames wipe the terminal (and stderr when it is the same).
         if (live) {

@@ -263,7 +263,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
         }
       },
       [prefix = program_output_prefix(prepared.markers.exe.value_or(""))](std::string_view line) {
-        print_program_line(prefix, line);  // the program's stderr (verbs/program_output.h)
+        print_program_line(prefix, line);  // the program's stderr (session/program_output.h)
       });
   // The module's run-time errors name the script as it was compiled.
   stderr_filter.name_script(stap::script_copy_path(work.path()), script.path);

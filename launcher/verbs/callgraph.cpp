@@ -101,7 +101,7 @@ Format parse_format(const std::string& text, bool json) {
 }
 
 // Cuts the script's stream into lines: call events go to the tree, the rest (the program's own
-// output) to stderr, prefixed (verbs/program_output.h).
+// output) to stderr, prefixed (session/program_output.h).
 class StreamReader {
  public:
   explicit StreamReader(std::string program_prefix) : program_prefix_(std::move(program_prefix)) {}

@@ -79,7 +79,7 @@ int demo(Args args) {
   const std::string script = data_paths().examples + "/iotime.stp";
   std::string output;
   // iotime.stp's tables to stdout; the program's lines to stderr, prefixed
-  // (verbs/program_output.h).
+  // (session/program_output.h).
   TableBlockReader reader(
       [&](const TableBlock& block) {
         output += block.text;

@@ -1,4 +1,4 @@
-// The traced program's lines: on stderr, prefixed with its name (verbs/program_output.h).
+// The traced program's lines: on stderr, prefixed with its name (session/program_output.h).
 #include "iotap/session/program_output.h"
 
 #include <gtest/gtest.h>
