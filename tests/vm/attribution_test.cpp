@@ -56,6 +56,9 @@ class AttributionTest : public ::testing::Test {
     EXPECT_EQ(loss["events_lost"], 0) << loss.dump();
     EXPECT_EQ(loss["skipped_probes"], 0) << loss.dump();
     EXPECT_EQ(loss["transport_failures"], 0) << loss.dump();
+    // A stream cut at its end shows no gap: its last reads never end (docs/event-format.md).
+    EXPECT_EQ(loss["unmatched_completions"], 0) << loss.dump();
+    EXPECT_EQ(result["stream"]["requests_unfinished"], 0) << result["stream"].dump();
   }
 
   TempDir tmp_{"iotap-attribution-test"};
@@ -133,7 +136,7 @@ TEST_F(AttributionTest, AHealthyStackHasNoVerdict) {
   const json result = run_json("diagnose", "raid0(ram*8)",
                                "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct");
   EXPECT_TRUE(result["verdict"]["slow_members"].empty()) << result.dump(2);
-  EXPECT_EQ(result["requests"]["count"], 64);
+  EXPECT_EQ(result["requests"]["count"], 64) << result["stream"].dump();
   expect_nothing_lost(result);
 }
 

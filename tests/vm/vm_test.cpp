@@ -199,6 +199,21 @@ TEST_F(VmTest, TheProgramsExitStatusIsPassedOn) {
   EXPECT_NE(run.err.find("block_hasher: "), std::string::npos) << run.err;
 }
 
+TEST_F(VmTest, TheProgramRunsAtTheNicenessItWouldHaveUntraced) {
+  // staprun runs at nice -10 in the guest so that its readers keep up (docs/event-format.md);
+  // the program must not inherit that. nice(1) without arguments prints its own niceness.
+  const auto run =
+      iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c", "nice"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  std::vector<std::string> numbers;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.find_first_not_of("-0123456789") == std::string::npos)
+      numbers.push_back(line);
+  }
+  EXPECT_EQ(numbers, std::vector<std::string>{"0"}) << run.out;
+}
+
 TEST_F(VmTest, TimeoutStopsTheRunAndEndProbesStillReport) {
   const auto run =
       // --timeout counts from the guest's start: boot under TCG on a loaded host takes 5-30 s.

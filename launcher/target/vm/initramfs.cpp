@@ -53,6 +53,8 @@ std::vector<std::string> base_programs() {
        "systemtap-runtime"},
       {"mdadm", {"/sbin/mdadm", "/usr/sbin/mdadm"}, "mdadm"},
       {"dmsetup", {"/sbin/dmsetup", "/usr/sbin/dmsetup"}, "dmsetup"},
+      // busybox has no nice applet; init.sh runs staprun above the traced program with it
+      {"nice", {"/usr/bin/nice", "/bin/nice"}, "coreutils"},
   };
   std::vector<std::string> paths;
   paths.reserve(tools.size());

@@ -160,10 +160,15 @@ if [ ! -s /iotap/iotap.ko ]; then
 fi
 
 iotap_say "status running"
+# staprun runs at nice -10, and the command goes back to nice 0 (nice adds 10 to what it
+# inherits). stapio 4.8's relay readers read one message per system call, and when the run ends
+# it stops them without reading what is left (fixed after 4.8, SystemTap PR31597). A program that
+# keeps the guest's CPUs busy starved the readers at nice 0, and the end of the run was lost: 1
+# run in 6 of block_hasher -t 8 on raid0(ram*8) kept 43 to 57 of its 64 reads, cut mid-line.
 if [ -s /iotap/command ]; then
-  staprun $IOTAP_STAPRUN_OPTIONS -c "$(cat /iotap/command)" /iotap/iotap.ko >"$out" 2>"$err" &
+  nice -n -10 staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n 10 $(cat /iotap/command)" /iotap/iotap.ko >"$out" 2>"$err" &
 else
-  staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko >"$out" 2>"$err" &
+  nice -n -10 staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko >"$out" 2>"$err" &
 fi
 staprun_pid=$!
 # The host's Ctrl-C arrives as "stop": staprun then unloads the module after its end probes,
