@@ -150,9 +150,9 @@ std::string compile_script(const TracedScript& script, const PreparedRun& prepar
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  std::string module =
-      stap::compile_module({prepared.script_text, script.path, compile_kernel, runtime_dir,
-                            work.path(), script.args, traced_block_hasher(prepared.markers.exe)});
+  std::string module = stap::compile_module(
+      {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args,
+       traced_block_hasher(prepared.markers.exe), stap::compile_words(script.stap_options)});
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);
@@ -187,6 +187,8 @@ void run_on_vm(const std::string& module, const TracedScript& script, const Targ
   run.stack = prepared.stack;
   run.memory_mib = options.memory_mib;
   run.timeout = std::chrono::seconds(options.timeout_seconds);
+  run.staprun_options = stap::staprun_words(script.stap_options);
+  run.module_options = stap::module_words(script.stap_options);
   if (prepared.command) {
     run.command = prepared.command->argv;
     run.programs = {prepared.command->program};
@@ -223,6 +225,8 @@ void run_locally(const std::string& module, const TracedScript& script,
   run.module_path = module;
   run.pid = options.pid;
   run.timeout = std::chrono::seconds(options.timeout_seconds);
+  run.staprun_options = stap::staprun_words(script.stap_options);
+  run.module_options = stap::module_words(script.stap_options);
   if (prepared.command) run.command = prepared.command->argv;
   result.staprun_status =
       run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});

@@ -21,20 +21,35 @@ std::vector<std::string> tapset_dirs() {
   return {data_paths().tapsets};
 }
 
+std::string tapset_paths_dir(const std::string& work_dir) {
+  return work_dir + "/tapset-paths";
+}
+
+std::vector<std::string> stap_argv(const CompileRequest& request) {
+  std::vector<std::string> argv{"stap", "-p4", "-m", "iotap"};
+  if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
+  if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
+  for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
+  argv.insert(argv.end(), {"-I", tapset_paths_dir(request.work_dir)});
+  argv.insert(argv.end(), request.stap_options.begin(), request.stap_options.end());
+  argv.insert(argv.end(), {"--", script_copy_path(request.work_dir)});
+  argv.insert(argv.end(), request.script_args.begin(), request.script_args.end());
+  return argv;
+}
+
 namespace {
 
 // The tapsets name programs by macro (@block_hasher_exe), written per compile from what this
-// run traces, so that no path is fixed where iotap was built. Returns the directory to pass
-// with -I: one of its own, since stap would read the script copy in work_dir as a tapset too.
-std::string write_tapset_paths(const CompileRequest& request) {
+// run traces, so that no path is fixed where iotap was built. The directory is one of its own
+// (passed with -I), since stap would read the script copy in work_dir as a tapset too.
+void write_tapset_paths(const CompileRequest& request) {
   const std::string exe = request.block_hasher_exe.empty()
                               ? data_paths().workloads + "/block_hasher/block_hasher"
                               : request.block_hasher_exe;
-  std::string dir = request.work_dir + "/tapset-paths";
+  std::string dir = tapset_paths_dir(request.work_dir);
   std::filesystem::create_directories(dir);
   write_file(dir + "/iotap_paths.stpm",
              "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n");
-  return dir;
 }
 
 }  // namespace
@@ -44,13 +59,8 @@ std::string compile_module(const CompileRequest& request) {
     throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
   const std::string script = script_copy_path(request.work_dir);
   write_file(script, request.script_text);
-  std::vector<std::string> argv{"stap", "-p4", "-m", "iotap"};
-  if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
-  if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
-  for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
-  argv.insert(argv.end(), {"-I", write_tapset_paths(request)});
-  argv.push_back(script);
-  argv.insert(argv.end(), request.script_args.begin(), request.script_args.end());
+  write_tapset_paths(request);
+  const std::vector<std::string> argv = stap_argv(request);
   SpawnOptions options;
   options.cwd = request.work_dir;
   // stap's own build dir (and gcc's temp files) go inside iotap's private dir, so that whatever

@@ -40,12 +40,14 @@ std::string local_kernel_problem() {
 
 int run_local(const LocalRun& run, const LocalEvents& events) {
   std::vector<std::string> argv{"staprun"};
+  argv.insert(argv.end(), run.staprun_options.begin(), run.staprun_options.end());
   if (!run.command.empty()) {
     argv.insert(argv.end(), {"-c", quoted_command(run.command)});
   } else if (run.pid) {
     argv.insert(argv.end(), {"-x", std::to_string(*run.pid)});
   }
   argv.push_back(run.module_path);
+  argv.insert(argv.end(), run.module_options.begin(), run.module_options.end());
 
   std::array<int, 2> out{};
   std::array<int, 2> err{};

@@ -1,4 +1,4 @@
-// iotap run SCRIPT.stp: compile a SystemTap script with the bundled tapsets and run it.
+// iotap run SCRIPT.stp [ARG...]: compile a SystemTap script with the bundled tapsets and run it.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -6,6 +6,7 @@
 
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
+#include "iotap/session/stap_pass_options.h"
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/stack_json.h"
 #include "iotap/stap/script.h"
@@ -20,13 +21,15 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kRunHelp =
-    R"(usage: iotap run SCRIPT.stp [-c CMD | -x PID] [--target local|vm] [--stack SPEC] [options]
+    R"(usage: iotap run SCRIPT.stp [ARG...] [-c CMD | -x PID] [--target local|vm] [--stack SPEC] [options]
 
 Compiles SCRIPT.stp with the bundled tapsets (tapsets/: block_hasher.*, blockio.*) and runs it,
-streaming what it prints. In the script, __EXE__ stands for the traced program's path (from -c,
-or /proc/PID/exe with -x) and __PID__ for -x's pid, as in SPDK's bpftrace.sh: in code and in
-strings, not in comments (# // /* */), which keep them as written. stap's messages name SCRIPT.stp
-with its own line numbers.
+streaming what it prints. The words after SCRIPT.stp are the script's arguments, $1/@1, $2/@2,
+... as with stap; options may come between them, and after '--' every word is an argument
+(iotap run my.stp -- -x passes -x to the script). In the script, __EXE__ stands for the traced
+program's path (from -c, or /proc/PID/exe with -x) and __PID__ for -x's pid, as in SPDK's
+bpftrace.sh: in code and in strings, not in comments (# // /* */), which keep them as written.
+stap's messages name SCRIPT.stp with its own line numbers.
 
 With --target vm, iotap boots a throwaway qemu guest with a kernel that can load SystemTap
 modules, builds --stack in it with mdadm and dmsetup, and runs -c there; use this where the
@@ -43,10 +46,17 @@ iotap exits with the -c program's exit status (128 + the signal when stopped: 13
 Ctrl-C, 143 after SIGTERM). --timeout counts from the guest's start, boot and stack included;
 without it, a guest that has not started the run after 300 s is taken for hung.
 
+stap's options: -D, -G, -g, -v, -T, --all-modules and --suppress-time-limits are passed on (-G
+when staprun loads the module, -v to staprun too). -c, -x and -o mean what they mean to stap.
+Refused, because iotap sets them: -p, -m, -r, -R, -I, --runtime (a kernel module; bpf does not
+run in the guest); -e (a script file only), -l/-L (they list probe points and run nothing), -F
+and -b (iotap streams one output).
+
 examples:
   iotap run examples/iotime.stp --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
       -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
   iotap run my.stp -x 1234                 # attach to a running process, this kernel
+  iotap run my.stp vda 5 -G limit=3 -D MAXACTION=100000 --target vm -c /bin/true   # $1/@1 is vda
   iotap run my.stp --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4'
 
 --stack SPEC grammar: raid0, raid1 (md); linear, delay, flakey, error (dm); ram, virtio (disks)
@@ -78,10 +88,14 @@ int run(Args args) {
       "leave kernel addresses in the output as numbers");
   add_target_options(visible, options, "local");
   po::options_description hidden;
-  hidden.add_options()("script", po::value(&script));
+  TracedScript traced;
+  add_stap_pass_options(visible, hidden, traced.stap_options);
+  hidden.add_options()("script", po::value(&script))("script-args",
+                                                     po::value(&traced.args)->composing());
   po::positional_options_description positional;
-  positional.add("script", 1);
+  positional.add("script", 1).add("script-args", -1);
   if (!parse_options(args, visible, kRunHelp, &hidden, &positional)) return 0;
+  stap::check_stap_options(traced.stap_options);
   if (script.empty())
     throw UserError(
         "iotap run needs a script: iotap run SCRIPT.stp [-c CMD] (see 'iotap run --help')");
@@ -99,7 +113,7 @@ int run(Args args) {
       out.write(bytes);
     }
   };
-  TracedScript traced{script, {}};
+  traced.path = script;
   traced.kernel_symbols = !raw_addresses && prints_backtraces(script_text);
   // Addresses are named a whole line at a time: a read can end in the middle of one.
   std::shared_ptr<const symbols::KernelSymbols> names;

@@ -13,7 +13,7 @@ target_compile_definitions(initramfs_test PRIVATE
 add_dependencies(initramfs_test block_hasher)
 iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
-    stap/script_markers_test.cpp stap/stap_messages_test.cpp
+    stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"

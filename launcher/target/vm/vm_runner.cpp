@@ -6,13 +6,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "iotap/config.h"
 #include "iotap/target/elf_dependencies.h"
@@ -111,6 +114,20 @@ bool kvm_usable() {
   return true;
 }
 
+// A run.conf line the guest's shell sources and then splits at spaces. The words are checked
+// options (stap/stap_options.h): anything else here is a bug, not something to quote.
+std::string conf_words(const std::string& name, const std::vector<std::string>& words) {
+  std::string line = name + "='";
+  for (const auto& word : words) {
+    const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("_.=-", c) != nullptr;
+    });
+    if (!plain) throw std::logic_error("run.conf: unchecked word '" + word + "' in " + name);
+    line += (&word == words.data() ? "" : " ") + word;
+  }
+  return line + "'\n";
+}
+
 void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
   image.add_directory("/iotap");
   image.add_file("/iotap/iotap.ko", run.module_path.empty() ? "" : read_file(run.module_path));
@@ -132,8 +149,10 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/modules", modules);
   image.add_file("/iotap/stack.sh", stack_script);
   image.add_file("/iotap/command", quoted_command(run.command));
-  image.add_file("/iotap/run.conf", std::string("IOTAP_STAPRUN_OPTIONS=\nIOTAP_KALLSYMS=") +
-                                        (run.kernel_symbols ? "1" : "0") + "\n");
+  image.add_file("/iotap/run.conf", conf_words("IOTAP_STAPRUN_OPTIONS", run.staprun_options) +
+                                        conf_words("IOTAP_MODULE_OPTIONS", run.module_options) +
+                                        "IOTAP_KALLSYMS=" + (run.kernel_symbols ? "1" : "0") +
+                                        "\n");
   for (const auto& program : run.programs) image.add_program(program);
 }
 

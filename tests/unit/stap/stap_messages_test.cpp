@@ -9,6 +9,7 @@
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
+#include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
 
@@ -72,12 +73,45 @@ TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
   ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
   TempDir work;
   ::testing::internal::CaptureStderr();
-  const std::string module =
-      compile_module({"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, ""});
+  const std::string module = compile_module(
+      {"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, "", {}});
   const std::string err = ::testing::internal::GetCapturedStderr();
   ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(module, work / "iotap.ko");
   EXPECT_EQ(err, "WARNING: Eliding assignment to 'x': operator '=' at user/script.stp:3:5\n");
+}
+
+// With script arguments the script is not stap's last word but the one after `--`: stap's
+// messages about it still name the user's script.
+TEST(StapMessages, WithScriptArgumentsMessagesNameTheUsersScript) {
+  TempDir bin;
+  write_file(bin / "stap",
+             "#!/bin/sh\n"
+             "while [ \"$1\" != -- ]; do shift; done\n"
+             "echo \"semantic error: unresolved arity-0 argument \\$3 at $2:2:9\" >&2\n"
+             "exit 1\n",
+             0755);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
+  TempDir work;
+  std::string error;
+  try {
+    compile_module({"probe begin {\n  print($3)\n}\n",
+                    "user/args.stp",
+                    "",
+                    "",
+                    work.path(),
+                    {"vda", "5"},
+                    "",
+                    {}});
+  } catch (const UserError& e) {
+    error = e.what();
+  }
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(error,
+            "stap could not compile user/args.stp:\n"
+            "semantic error: unresolved arity-0 argument $3 at user/args.stp:2:9\n");
 }
 
 // The block_hasher tapset's @block_hasher_exe comes from a macro file compile_module writes
@@ -98,7 +132,7 @@ TEST(StapMessages, TheTapsetPathMacroNamesTheGivenBlockHasher) {
   const std::string saved = old_path != nullptr ? old_path : "";
   ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
   TempDir work;
-  CompileRequest request{"probe begin {}\n", "s.stp", "", "", work.path(), {}, ""};
+  CompileRequest request{"probe begin {}\n", "s.stp", "", "", work.path(), {}, "", {}};
   request.block_hasher_exe = "/opt/my \"tools\"/block_hasher";
   compile_module(request);
   ::setenv("PATH", saved.c_str(), 1);

@@ -166,9 +166,9 @@ iotap_say "status running"
 # keeps the guest's CPUs busy starved the readers at nice 0, and the end of the run was lost: 1
 # run in 6 of block_hasher -t 8 on raid0(ram*8) kept 43 to 57 of its 64 reads, cut mid-line.
 if [ -s /iotap/command ]; then
-  nice -n -10 staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n 10 $(cat /iotap/command)" /iotap/iotap.ko >"$out" 2>"$err" &
+  nice -n -10 staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n 10 $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" &
 else
-  nice -n -10 staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko >"$out" 2>"$err" &
+  nice -n -10 staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" &
 fi
 staprun_pid=$!
 # The host's Ctrl-C arrives as "stop": staprun then unloads the module after its end probes,

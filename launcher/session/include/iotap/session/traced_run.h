@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "iotap/session/target_options.h"
+#include "iotap/stap/stap_options.h"
 #include "iotap/symbols/kernel_symbols.h"
 #include "iotap/target/vm_runner.h"
 
@@ -45,6 +46,8 @@ struct TracedRunResult {
 struct TracedScript {
   std::string path;
   std::vector<std::string> args;
+  // The user's stap options (iotap run -D, -G, -v, ...): for the compile, staprun and the module.
+  stap::StapOptions stap_options{};
   // The script prints kernel addresses (backtrace()): fetch the target's symbol table so they
   // can be named on the host (TracedRunResult::kernel_symbols, TracedRunSinks::kernel_symbols).
   bool kernel_symbols = false;

@@ -19,6 +19,9 @@ struct CompileRequest {
   // The block_hasher binary the block_hasher tapset probes (its @block_hasher_exe macro);
   // empty: the workload next to this iotap.
   std::string block_hasher_exe;
+  // The user's stap options for the compile (StapOptions' compile_words: -D, -g, -v, ...),
+  // already checked; they go before the script.
+  std::vector<std::string> stap_options{};
 };
 
 // Where compile_module writes the script it hands stap: the file stap's messages name.
@@ -27,6 +30,13 @@ std::string script_copy_path(const std::string& work_dir);
 // The bundled tapset directories passed with -I (besides a directory in the work dir where
 // compile_module writes iotap_paths.stpm: the macros that say where this run's programs are).
 std::vector<std::string> tapset_dirs();
+
+// The directory in the work dir that holds iotap_paths.stpm (see tapset_dirs).
+std::string tapset_paths_dir(const std::string& work_dir);
+
+// The stap command compile_module runs: `stap -p4 -m iotap [-r] [-R] -I... OPTIONS -- SCRIPT
+// ARGS...`. The `--` keeps a script argument that starts with '-' from being read as an option.
+std::vector<std::string> stap_argv(const CompileRequest& request);
 
 // Returns the path of the compiled module; throws UserError with stap's own diagnostics.
 std::string compile_module(const CompileRequest& request);

@@ -15,6 +15,8 @@ struct LocalRun {
   std::string module_path;
   std::vector<std::string> command;  // argv for staprun -c; empty with -x or for none
   std::optional<pid_t> pid;
+  std::vector<std::string> staprun_options;  // before the module: -v
+  std::vector<std::string> module_options;   // after it: NAME=VALUE (stap -G)
   std::chrono::seconds timeout{0};
 };
 

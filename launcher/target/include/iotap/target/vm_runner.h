@@ -20,6 +20,11 @@ struct VmRun {
   std::optional<StackPlan> stack;
   std::vector<std::string> command;   // argv staprun -c runs; empty: run until stopped
   std::vector<std::string> programs;  // host programs the guest needs, with their libraries
+  // staprun's options (-v) and the module's parameters (NAME=VALUE, from stap -G). Words of
+  // letters, digits and _.=- only (stap/stap_options.h checks them): the guest's shell splits
+  // them at spaces.
+  std::vector<std::string> staprun_options;
+  std::vector<std::string> module_options;
   unsigned memory_mib = 1024;
   unsigned cpus = 2;
   // 0: none. Else the whole guest run, from qemu's start: when it runs out before the module

@@ -1,0 +1,37 @@
+#pragma once
+// The stap options a user's script may be run with (iotap run -D/-G/-g/-v/-T ...): checked
+// before anything is compiled, then turned into words for stap's compile, for staprun, and for
+// the module itself (-G values are module parameters, set when staprun loads it).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iotap::stap {
+
+struct StapOptions {
+  std::vector<std::string> defines;  // -D NAME or NAME=VALUE, as checked by check_define
+  std::vector<std::string> globals;  // -G NAME=VALUE, as checked by check_global
+  bool all_modules = false;          // --all-modules
+  bool guru = false;                 // -g
+  bool suppress_time_limits = false;
+  unsigned verbosity = 0;           // how many -v
+  unsigned exit_after_seconds = 0;  // -T; 0: none
+};
+
+// stap's own safety patterns (stap 4.8, main.cxx), checked here so that a typo fails at once
+// with one line instead of after the guest's kernel is looked up. Each returns `text` or throws
+// UserError naming the option and the form it takes.
+std::string check_define(std::string_view text);  // NAME[=VALUE]: letters, digits, _
+std::string check_global(std::string_view text);  // NAME=VALUE: VALUE of letters, digits, _.-
+
+// Combinations stap refuses only after reading the script: --suppress-time-limits without -g.
+void check_stap_options(const StapOptions& options);
+
+// Words for `stap -p4`, before the script: -D, -g, --all-modules, -v, -T, ...
+std::vector<std::string> compile_words(const StapOptions& options);
+// Words for staprun, before the module: -v per -v (staprun's and stapio's own messages).
+std::vector<std::string> staprun_words(const StapOptions& options);
+// Words for staprun after the module: the -G assignments, as stap's pass 5 passes them.
+std::vector<std::string> module_words(const StapOptions& options);
+
+}  // namespace iotap::stap
