@@ -74,7 +74,8 @@ std::vector<std::string> compile_words(const StapOptions& options) {
 }
 
 std::vector<std::string> staprun_words(const StapOptions& options) {
-  return std::vector<std::string>(options.verbosity, "-v");
+  std::vector<std::string> words(options.verbosity, "-v");
+  return words;
 }
 
 std::vector<std::string> module_words(const StapOptions& options) {

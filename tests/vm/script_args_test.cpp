@@ -27,10 +27,10 @@ bool contains(const std::string& text, const std::string& part) {
 // Arguments and options mixed as stap takes them; after `--`, "-x" is the script's third
 // argument, not iotap's -x (nor stap's). -v shows stap's passes and staprun's own messages.
 TEST_F(ScriptArgsTest, ArgumentsGlobalsAndVerboseReachTheScript) {
-  const auto run =
-      run_iotap({"run", VM_SCRIPTS_DIR "/scripts/args.stp", "vda", "21", "-G", "greeting=hello",
-                 "-v", "--target", "vm", "-c", "/bin/true", "--", "-x"},
-                tmp_.path());
+  const std::string script = VM_SCRIPTS_DIR "/scripts/args.stp";
+  const auto run = run_iotap({"run", script, "vda", "21", "-G", "greeting=hello", "-v", "--target",
+                              "vm", "-c", "/bin/true", "--", "-x"},
+                             tmp_.path());
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_EQ(run.out, "at1=vda\ntwice2=42\nat3=-x\ncount=3\ngreeting=hello\n") << run.err;
   EXPECT_TRUE(contains(run.err, "Pass 2: analyzed script")) << run.err;  // stap -v

@@ -122,7 +122,13 @@ std::string conf_words(const std::string& name, const std::vector<std::string>& 
     const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("_.=-", c) != nullptr;
     });
-    if (!plain) throw std::logic_error("run.conf: unchecked word '" + word + "' in " + name);
+    if (!plain) {
+      std::string what = "run.conf: unchecked word '";
+      what += word;
+      what += "' in ";
+      what += name;
+      throw std::logic_error(what);
+    }
     line += (&word == words.data() ? "" : " ") + word;
   }
   return line + "'\n";
