@@ -100,9 +100,10 @@ void add_stap_pass_options(po::options_description& visible, po::options_descrip
           kExitAfterOption,
           [&](uint64_t seconds) { options.exit_after_seconds = static_cast<unsigned>(seconds); })
           ->value_name("SECONDS"),
-      "stap -T: the script exits SECONDS after it starts (end probes run); --timeout counts from "
-      "iotap's start")("verbose,v", new CountedSwitch(options.verbosity),
-                       "stap -v: show stap's passes and staprun's messages (repeatable: -vv)");
+      "stap -T: the script exits SECONDS after it starts (end probes run); --timeout also "
+      "counts the guest's boot")(
+      "verbose,v", new CountedSwitch(options.verbosity),
+      "stap -v: show stap's passes and staprun's messages (repeatable: -vv)");
   add_refused(hidden);
 }
 
