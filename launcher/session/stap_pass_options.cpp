@@ -20,11 +20,11 @@ constexpr NumberOption kExitAfterOption{"-T", "a positive number of seconds", "s
 class CountedSwitch : public po::value_semantic_codecvt_helper<char> {
  public:
   explicit CountedSwitch(unsigned& count) : count_(count) {}
-  std::string name() const override { return ""; }
-  unsigned min_tokens() const override { return 0; }
-  unsigned max_tokens() const override { return 0; }
-  bool is_composing() const override { return true; }
-  bool is_required() const override { return false; }
+  [[nodiscard]] std::string name() const override { return ""; }
+  [[nodiscard]] unsigned min_tokens() const override { return 0; }
+  [[nodiscard]] unsigned max_tokens() const override { return 0; }
+  [[nodiscard]] bool is_composing() const override { return true; }
+  [[nodiscard]] bool is_required() const override { return false; }
   bool apply_default(boost::any& /*value_store*/) const override { return false; }
   void notify(const boost::any& /*value_store*/) const override {}
 
