@@ -1,8 +1,8 @@
 // stap's messages name the user's script, not iotap's substituted copy of it; and the "first
 // compile takes about 2 minutes" hint appears only when stap's cache has nothing for the kernel.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -15,6 +15,26 @@
 
 namespace iotap::stap {
 namespace {
+
+// A stand-in `stap` (a shell script) first on PATH while it lives; PATH is put back after.
+class FakeStap {
+ public:
+  explicit FakeStap(const std::string& script) {
+    write_file(bin_ / "stap", script, 0755);
+    const char* path = std::getenv("PATH");
+    saved_path_ = path != nullptr ? path : "";
+    ::setenv("PATH", (bin_.path() + ":" + saved_path_).c_str(), 1);
+  }
+  ~FakeStap() { ::setenv("PATH", saved_path_.c_str(), 1); }
+  FakeStap(const FakeStap&) = delete;
+  FakeStap& operator=(const FakeStap&) = delete;
+  FakeStap(FakeStap&&) = delete;
+  FakeStap& operator=(FakeStap&&) = delete;
+
+ private:
+  TempDir bin_;
+  std::string saved_path_;
+};
 
 // stap 4.8's stderr for a script with an unused global and a useless assignment, compiled as
 // iotap compiles it (its copy in a private temp dir). Recorded with `stap -p2`.
@@ -61,22 +81,16 @@ TEST(StapMessages, RunTimeErrorsNameTheUsersScript) {
 // compile_module with a stand-in for stap that warns about the file it is given, as stap does,
 // and succeeds: the warning reaches stderr naming the user's script.
 TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
-  TempDir bin;
-  write_file(bin / "stap",
-             "#!/bin/sh\n"
-             "for a; do script=$a; done\n"  // the last argument is the script (no script args)
-             "echo \"WARNING: Eliding assignment to 'x': operator '=' at $script:3:5\" >&2\n"
-             ": > iotap.ko\n",
-             0755);
-  const char* old_path = std::getenv("PATH");
-  const std::string saved = old_path != nullptr ? old_path : "";
-  ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
+  const FakeStap stap(
+      "#!/bin/sh\n"
+      "for a; do script=$a; done\n"  // the last argument is the script (no script args)
+      "echo \"WARNING: Eliding assignment to 'x': operator '=' at $script:3:5\" >&2\n"
+      ": > iotap.ko\n");
   TempDir work;
   ::testing::internal::CaptureStderr();
   const std::string module = compile_module(
       {"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, "", {}});
   const std::string err = ::testing::internal::GetCapturedStderr();
-  ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(module, work / "iotap.ko");
   EXPECT_EQ(err, "WARNING: Eliding assignment to 'x': operator '=' at user/script.stp:3:5\n");
 }
@@ -84,16 +98,11 @@ TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
 // With script arguments the script is not stap's last word but the one after `--`: stap's
 // messages about it still name the user's script.
 TEST(StapMessages, WithScriptArgumentsMessagesNameTheUsersScript) {
-  TempDir bin;
-  write_file(bin / "stap",
-             "#!/bin/sh\n"
-             "while [ \"$1\" != -- ]; do shift; done\n"
-             "echo \"semantic error: unresolved arity-0 argument \\$3 at $2:2:9\" >&2\n"
-             "exit 1\n",
-             0755);
-  const char* old_path = std::getenv("PATH");
-  const std::string saved = old_path != nullptr ? old_path : "";
-  ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
+  const FakeStap stap(
+      "#!/bin/sh\n"
+      "while [ \"$1\" != -- ]; do shift; done\n"
+      "echo \"semantic error: unresolved arity-0 argument \\$3 at $2:2:9\" >&2\n"
+      "exit 1\n");
   TempDir work;
   std::string error;
   try {
@@ -108,7 +117,6 @@ TEST(StapMessages, WithScriptArgumentsMessagesNameTheUsersScript) {
   } catch (const UserError& e) {
     error = e.what();
   }
-  ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(error,
             "stap could not compile user/args.stp:\n"
             "semantic error: unresolved arity-0 argument $3 at user/args.stp:2:9\n");
@@ -118,24 +126,18 @@ TEST(StapMessages, WithScriptArgumentsMessagesNameTheUsersScript) {
 // per compile, in a -I directory of its own (not the work dir: stap would read the script copy
 // there as a tapset): the path given, quoted as a stap string, not the build tree's.
 TEST(StapMessages, TheTapsetPathMacroNamesTheGivenBlockHasher) {
-  TempDir bin;
-  write_file(bin / "stap",
-             "#!/bin/sh\n"
-             "while [ $# -gt 0 ]; do\n"
-             "  if [ \"$1\" = -I ] && [ -f \"$2/iotap_paths.stpm\" ]; then\n"
-             "    cat \"$2/iotap_paths.stpm\" > macros.seen; ls \"$2\" > dir.seen; fi\n"
-             "  shift\n"
-             "done\n"
-             ": > iotap.ko\n",
-             0755);
-  const char* old_path = std::getenv("PATH");
-  const std::string saved = old_path != nullptr ? old_path : "";
-  ::setenv("PATH", (bin.path() + ":" + saved).c_str(), 1);
+  const FakeStap stap(
+      "#!/bin/sh\n"
+      "while [ $# -gt 0 ]; do\n"
+      "  if [ \"$1\" = -I ] && [ -f \"$2/iotap_paths.stpm\" ]; then\n"
+      "    cat \"$2/iotap_paths.stpm\" > macros.seen; ls \"$2\" > dir.seen; fi\n"
+      "  shift\n"
+      "done\n"
+      ": > iotap.ko\n");
   TempDir work;
   CompileRequest request{"probe begin {}\n", "s.stp", "", "", work.path(), {}, "", {}};
   request.block_hasher_exe = "/opt/my \"tools\"/block_hasher";
   compile_module(request);
-  ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(read_file(work / "macros.seen"),
             "@define block_hasher_exe %( \"/opt/my \\\"tools\\\"/block_hasher\" %)\n");
   EXPECT_EQ(read_file(work / "dir.seen"), "iotap_paths.stpm\n");
