@@ -58,7 +58,8 @@ function(iotap_fuzz_target name)
 endfunction()
 
 # iotap_not_sanitized(target...): programs that tests read as files, not run as code under test
-# (tests/unit/usdt's probe programs). Built plain, they stay small (no static ASan runtime: the
+# (tests/unit/usdt's probe programs), and libraries preloaded into programs that are not
+# sanitized (stapio_drain.so: the ASan runtime must come first in a process, and does not there). Built plain, they stay small (no static ASan runtime: the
 # readers' exhaustive damage tests copy the file thousands of times) and their probe operands
 # stay the ones the tests expect.
 function(iotap_not_sanitized)

@@ -8,7 +8,10 @@
 #include <array>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <string>
 
+#include "iotap/util/data_paths.h"
 #include "iotap/util/process.h"
 #include "iotap/util/quoting.h"
 #include "iotap/util/stop_signal.h"
@@ -38,6 +41,19 @@ std::string local_kernel_problem() {
   return "";
 }
 
+namespace {
+
+// stapio_drain.so ahead of whatever the user preloads: stapio takes it out again before it starts
+// the traced program (launcher/target/stapio_drain/stapio_drain.c says why it is there).
+std::string stapio_preload() {
+  std::string preload = "LD_PRELOAD=" + data_paths().stapio_drain;
+  if (const char* user = std::getenv("LD_PRELOAD"); user != nullptr && *user != '\0')
+    preload += std::string(":") + user;
+  return preload;
+}
+
+}  // namespace
+
 int run_local(const LocalRun& run, const LocalEvents& events) {
   std::vector<std::string> argv{"staprun"};
   argv.insert(argv.end(), run.staprun_options.begin(), run.staprun_options.end());
@@ -56,6 +72,7 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.stderr_fd = err[1];
+  options.extra_env.push_back(stapio_preload());
   // staprun stops the module after its end probes when it gets SIGINT, SIGTERM or SIGHUP: iotap
   // passes on the one it got (util/stop_signal.h) and waits for staprun. stapio counts them and
   // only gives up on the end probes at the third, so the terminal's Ctrl-C reaching both does no

@@ -21,6 +21,7 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
             .guest_init = share / "guest" / "init.sh",
             .stap_runtime = share / "stap-runtime",
             .workloads = prefix / "libexec" / "iotap",
+            .stapio_drain = prefix / "libexec" / "iotap" / "stapio_drain.so",
             .cache = fs::path(cache_home) / "iotap"};
   }
   return {.installed = false,
@@ -29,6 +30,7 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
           .guest_init = config::kGuestInitScript,
           .stap_runtime = config::kStapRuntimeDir,
           .workloads = config::kWorkloadDir,
+          .stapio_drain = config::kStapioDrain,
           .cache = config::kCacheDir};
 }
 

@@ -3,6 +3,19 @@
 iotap_unit_test(stack_spec_test
   SOURCES target/stack_spec_test.cpp target/stack_plan_test.cpp target/guest_stack_test.cpp
   LIBS iotap_target)
+# stapio_drain.so (launcher/target/stapio_drain/) preloaded into a stand-in stapio: what the
+# readers left comes out in sequence order; stapio's children do not inherit the library.
+add_executable(fake_stapio target/stapio_drain/fake_stapio.c)
+set_target_properties(fake_stapio PROPERTIES OUTPUT_NAME stapio RUNTIME_OUTPUT_DIRECTORY
+                                             "${CMAKE_CURRENT_BINARY_DIR}/fake_stapio")
+add_library(stapio_drain_user_preload MODULE target/stapio_drain/user_preload.c)
+iotap_not_sanitized(fake_stapio stapio_drain_user_preload)
+iotap_unit_test(stapio_drain_test SOURCES target/stapio_drain/stapio_drain_test.cpp
+                LIBS iotap_util)
+target_compile_definitions(stapio_drain_test PRIVATE
+  FAKE_STAPIO="$<TARGET_FILE:fake_stapio>" STAPIO_DRAIN="$<TARGET_FILE:stapio_drain>"
+  USER_PRELOAD="$<TARGET_FILE:stapio_drain_user_preload>")
+add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_preload)
 # The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
 iotap_unit_test(control_protocol_test SOURCES target/control_protocol_test.cpp LIBS iotap_target)
 iotap_unit_test(initramfs_test

@@ -4,11 +4,13 @@
 
 namespace iotap::test {
 
-Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir) {
+Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir,
+                   const std::vector<std::string>& extra_env) {
   std::vector<std::string> argv{IOTAP_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   SpawnOptions options;
-  options.extra_env = {"TMPDIR=" + tmpdir};
+  options.extra_env = extra_env;
+  options.extra_env.push_back("TMPDIR=" + tmpdir);
   return capture(argv, options);
 }
 

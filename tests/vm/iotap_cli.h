@@ -8,8 +8,9 @@
 namespace iotap::test {
 
 // Runs `iotap ARGS...` to completion, with TMPDIR pointed at a private directory that the
-// caller can check is left empty.
-Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir);
+// caller can check is left empty, and `extra_env` ("NAME=value") added to the environment.
+Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir,
+                   const std::vector<std::string>& extra_env = {});
 
 // Fails the current test loudly when the guest cannot be booted on this machine at all.
 void require_guest_tools();

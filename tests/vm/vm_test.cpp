@@ -98,16 +98,14 @@ TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
   EXPECT_EQ(run_end[0], (std::vector<std::string>{"run_end", "32", "2097152", "0"}));
 }
 
-TEST_F(VmTest, TheEventStreamLosesNothing) {
-  const auto run = iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack",
-                          "raid0(ram*7, delay(ram, 50ms))", "-c",
-                          "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
+// events.stp's output holds every one of block_hasher's `reads` reads, started and done, and
+// every event: per CPU the sequence numbers count 1, 2, 3... with no gap.
+void expect_whole_event_stream(const Captured& run, size_t reads) {
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_EQ(run.err.find("transport failures"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("skipped probes: "), std::string::npos) << run.err;
   std::set<std::string> started;
   std::set<std::string> done;
-  // Every event carries its CPU's sequence number: per CPU they count 1, 2, 3... with no gap.
   std::map<std::string, std::set<uint64_t>> seq_by_cpu;
   std::istringstream lines(run.out);
   std::string line;
@@ -122,12 +120,31 @@ TEST_F(VmTest, TheEventStreamLosesNothing) {
     if (kind == "RS" && (words >> request)) started.insert(request);
     if (kind == "RD" && (words >> request)) done.insert(request);
   }
-  EXPECT_EQ(started.size(), 64U);
+  EXPECT_EQ(started.size(), reads);
   EXPECT_EQ(done, started);
   for (const auto& [cpu, seqs] : seq_by_cpu) {
     EXPECT_EQ(*seqs.begin(), 1U) << "cpu " << cpu;
     EXPECT_EQ(*seqs.rbegin(), seqs.size()) << "a gap in cpu " << cpu << "'s sequence";
   }
+}
+
+TEST_F(VmTest, TheEventStreamLosesNothing) {
+  expect_whole_event_stream(iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack",
+                                   "raid0(ram*7, delay(ram, 50ms))", "-c",
+                                   "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"}),
+                            64);
+}
+
+// stapio 4.8 stops its relay readers at the end of a run without reading what they have not
+// read yet; stapio_drain.so reads it. With staprun at nice 19 below 8 hashing threads at -19,
+// the readers fall far behind (without the drain, 2 runs in 3 kept 263 and 529 of 3279 lines),
+// and the stream must still be whole.
+TEST_F(VmTest, TheEventStreamLosesNothingWhenStapiosReadersAreStarved) {
+  expect_whole_event_stream(
+      run_iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack", "raid0(ram*8)",
+                 "-c", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"},
+                tmp_.path(), {"IOTAP_STAPRUN_NICE=19"}),
+      64);
 }
 
 TEST_F(VmTest, BiosOnTheArrayAreRemappedToEveryMember) {

@@ -23,7 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the layout of the base image changes, so old cached images are not reused.
-constexpr std::string_view kBaseFormat = "iotap-base-3";
+constexpr std::string_view kBaseFormat = "iotap-base-4";
+
+// Where init.sh preloads stapio_drain.so from (data_paths.h).
+constexpr const char* kGuestStapioDrain = "/lib/iotap/stapio_drain.so";
 
 struct HostTool {
   const char* name;
@@ -119,6 +122,7 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
   const auto programs = base_programs();
   const auto modules = kernel.module_load_order(stack_module_names());
   const std::string init = data_paths().guest_init;
+  const std::string stapio_drain = data_paths().stapio_drain;
 
   // The key covers every input by path, size and modification time (the kernel's modules
   // and the tools change only with their packages), plus init's text.
@@ -129,6 +133,7 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
     for (const auto& dependency : runtime_dependencies(program)) inputs.push_back(dependency);
   }
   inputs.insert(inputs.end(), modules.begin(), modules.end());
+  inputs.push_back(stapio_drain);
   for (const auto& input : inputs) {
     struct stat st {};
     if (::stat(input.c_str(), &st) != 0)
@@ -150,6 +155,8 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
     for (const char* mount_point : {"/proc", "/sys", "/dev", "/tmp", "/run", "/iotap"})
       builder.add_directory(mount_point);
     builder.add_file("/init", read_file(init), 0755);
+    builder.add_directory("/lib/iotap");
+    builder.add_file(kGuestStapioDrain, read_file(stapio_drain), 0755);
     builder.finish();
   }
   fs::rename(partial, path, ec);

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -134,6 +136,24 @@ std::string conf_words(const std::string& name, const std::vector<std::string>& 
   return line + "'\n";
 }
 
+// staprun's niceness in the guest, and the command's increment back to 0: stapio's readers run
+// above the traced program (init.sh says why). IOTAP_STAPRUN_NICE overrides it, for a test or
+// a diagnosis that needs the readers starved (docs/event-format.md).
+std::string reader_priority() {
+  int staprun_nice = -10;
+  if (const char* env = std::getenv("IOTAP_STAPRUN_NICE"); env != nullptr) {
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(env, &end, 10);
+    if (errno != 0 || end == env || *end != '\0' || value < -20 || value > 19)
+      throw UserError(std::string("IOTAP_STAPRUN_NICE='") + env +
+                      "' is not a niceness (a whole number from -20 to 19); unset it");
+    staprun_nice = static_cast<int>(value);
+  }
+  return "IOTAP_STAPRUN_NICE=" + std::to_string(staprun_nice) +
+         "\nIOTAP_COMMAND_NICE=" + std::to_string(-staprun_nice) + "\n";
+}
+
 void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
   image.add_directory("/iotap");
   image.add_file("/iotap/iotap.ko", run.module_path.empty() ? "" : read_file(run.module_path));
@@ -158,7 +178,7 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/run.conf", conf_words("IOTAP_STAPRUN_OPTIONS", run.staprun_options) +
                                         conf_words("IOTAP_MODULE_OPTIONS", run.module_options) +
                                         "IOTAP_KALLSYMS=" + (run.kernel_symbols ? "1" : "0") +
-                                        "\n");
+                                        "\n" + reader_priority());
   for (const auto& program : run.programs) image.add_program(program);
 }
 

@@ -14,6 +14,7 @@ struct DataPaths {
   std::string guest_init;    // the guest's /init
   std::string stap_runtime;  // SystemTap's runtime adapted to the guest kernel (stap -R)
   std::string workloads;     // WORKLOADS/block_hasher: the workloads' binaries
+  std::string stapio_drain;  // preloaded into stapio: reads its relay files to the end
   std::string cache;         // guest images, kernel trees: made once, reused
 };
 

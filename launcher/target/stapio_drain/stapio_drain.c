@@ -1,0 +1,245 @@
+// stapio_drain.so: preloaded into SystemTap's stapio, it reads what stapio's relay readers left
+// unread when a run ends, so that the end of the script's output is not lost.
+//
+// Why: stapio 4.8 (Debian 12) reads the module's per-CPU relay files in one thread per CPU, one
+// message per poll. When the run ends it sets a stop flag, signals the readers, joins them and
+// closes the files, without reading what is still in them (SystemTap fixed this after 4.8,
+// PR31597, with a pause before the stop). A traced program that keeps every CPU busy leaves the
+// readers behind, and that backlog was lost, cut mid-line, with no loss counted anywhere.
+//
+// How: the relay files are recorded when stapio opens them ("traceN"). stapio closes them only
+// after every reader has been joined, so at the first close nothing else reads them: every
+// message left in every file is read then ({u32 sequence; u32 length} and the payload, as the
+// readers read them), ordered by sequence number as stapio orders its output, and written to
+// standard output, where stapio writes them. With -o or -S stapio writes to files, and the
+// library stays out of the way.
+//
+// Only stapio is affected: in any other process (staprun, which execs stapio, or nice) the
+// wrappers below only pass the call on. In stapio, the library takes itself out of LD_PRELOAD
+// at load, so the traced program that stapio starts does not inherit it.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { kMaxRelayFiles = 1024, kMaxMessage = 128 * 1024 };
+
+struct message {
+  uint32_t sequence;
+  uint32_t length;
+  char* payload;
+};
+
+static int active;  // this process is stapio, writing its output to standard output
+static int relay_fds[kMaxRelayFiles];
+static int relay_count;
+static int drained;
+
+static int is_stapio(void) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 0;
+  exe[n] = '\0';
+  const char* base = strrchr(exe, '/');
+  return strcmp(base != NULL ? base + 1 : exe, "stapio") == 0;
+}
+
+// stapio writes to standard output unless it is given -o FILE or -S (output files). Its other
+// options' values never start with '-' (-c's command is one word that names a program).
+static int writes_to_standard_output(void) {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char cmdline[16384];
+  ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
+  close(fd);
+  if (n <= 0 || n == (ssize_t)sizeof cmdline - 1) return 0;
+  cmdline[n] = '\0';
+  for (const char* word = cmdline; word < cmdline + n; word += strlen(word) + 1) {
+    if (word[0] == '-' && (word[1] == 'o' || word[1] == 'S')) return 0;
+  }
+  return 1;
+}
+
+// Removes this library's own path from LD_PRELOAD, keeping anything else the user preloads.
+static const char kInThisLibrary = 0;  // an address dladdr maps to this library's path
+
+static void leave_ld_preload(void) {
+  Dl_info self;
+  const char* preload = getenv("LD_PRELOAD");
+  if (preload == NULL || dladdr(&kInThisLibrary, &self) == 0 || self.dli_fname == NULL) return;
+  size_t size = strlen(preload) + 1;
+  char* kept = calloc(1, size);
+  char* words = strdup(preload);
+  if (kept == NULL || words == NULL) {
+    free(kept);
+    free(words);
+    return;
+  }
+  char* rest = NULL;
+  for (char* word = strtok_r(words, ": ", &rest); word != NULL;
+       word = strtok_r(NULL, ": ", &rest)) {
+    if (strcmp(word, self.dli_fname) == 0) continue;
+    if (kept[0] != '\0') strcat(kept, ":");
+    strcat(kept, word);
+  }
+  if (kept[0] == '\0')
+    unsetenv("LD_PRELOAD");
+  else
+    setenv("LD_PRELOAD", kept, 1);
+  free(kept);
+  free(words);
+}
+
+__attribute__((constructor)) static void start(void) {
+  if (!is_stapio()) return;
+  leave_ld_preload();
+  active = writes_to_standard_output();
+}
+
+static int is_relay_file(const char* path) {
+  const char* base = strrchr(path, '/');
+  base = base != NULL ? base + 1 : path;
+  if (strncmp(base, "trace", 5) != 0 || base[5] == '\0') return 0;
+  return strspn(base + 5, "0123456789") == strlen(base + 5);
+}
+
+static void remember(int fd, const char* path) {
+  if (active && fd >= 0 && is_relay_file(path) && relay_count < kMaxRelayFiles)
+    relay_fds[relay_count++] = fd;
+}
+
+static int is_remembered(int fd) {
+  for (int i = 0; i < relay_count; ++i) {
+    if (relay_fds[i] == fd) return 1;
+  }
+  return 0;
+}
+
+static int read_fully(int fd, void* buffer, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, (char*)buffer + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += (size_t)n;
+  }
+  return done == size;
+}
+
+static void write_fully(const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(STDOUT_FILENO, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= (size_t)n;
+  }
+}
+
+// Reads every whole message left in `fd`, appending to `*messages`. Stops at the end of the
+// file, or at a header that is not one (the readers lost their place: nothing after it can be
+// trusted).
+static void read_messages(int fd, struct message** messages, size_t* count, size_t* capacity) {
+  for (;;) {
+    uint32_t header[2];
+    if (!read_fully(fd, header, sizeof header)) return;
+    if (header[1] == 0 || header[1] > kMaxMessage) return;
+    char* payload = malloc(header[1]);
+    if (payload == NULL) return;
+    if (!read_fully(fd, payload, header[1])) {
+      free(payload);
+      return;
+    }
+    if (*count == *capacity) {
+      size_t grown = *capacity != 0 ? *capacity * 2 : 256;
+      struct message* bigger = realloc(*messages, grown * sizeof **messages);
+      if (bigger == NULL) {
+        free(payload);
+        return;
+      }
+      *messages = bigger;
+      *capacity = grown;
+    }
+    (*messages)[(*count)++] = (struct message){header[0], header[1], payload};
+  }
+}
+
+static int by_sequence(const void* a, const void* b) {
+  uint32_t x = ((const struct message*)a)->sequence;
+  uint32_t y = ((const struct message*)b)->sequence;
+  return (x > y) - (x < y);
+}
+
+static void drain_relay_files(void) {
+  drained = 1;
+  struct message* messages = NULL;
+  size_t count = 0;
+  size_t capacity = 0;
+  for (int i = 0; i < relay_count; ++i) read_messages(relay_fds[i], &messages, &count, &capacity);
+  qsort(messages, count, sizeof *messages, by_sequence);
+  size_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) {
+    write_fully(messages[i].payload, messages[i].length);
+    bytes += messages[i].length;
+    free(messages[i].payload);
+  }
+  free(messages);
+  if (getenv("IOTAP_STAPIO_DRAIN_REPORT") != NULL)
+    fprintf(stderr, "iotap stapio_drain: %zu messages, %zu bytes read after the readers stopped\n",
+            count, bytes);
+}
+
+// The next definition of `name` (libc's) stored in the function pointer at `real`: copied,
+// because ISO C has no cast from dlsym's object pointer to a function pointer.
+static void next(const char* name, void* real, size_t size) {
+  void* symbol = dlsym(RTLD_NEXT, name);
+  memcpy(real, &symbol, size);
+}
+
+static mode_t mode_argument(int flags, va_list arguments) {
+  return (flags & (O_CREAT | O_TMPFILE)) != 0 ? (mode_t)va_arg(arguments, int) : 0;
+}
+
+#define WRAP_OPEN(name)                                \
+  int name(const char* path, int flags, ...) {         \
+    static int (*real)(const char*, int, ...);         \
+    if (real == NULL) next(#name, &real, sizeof real); \
+    va_list arguments;                                 \
+    va_start(arguments, flags);                        \
+    mode_t mode = mode_argument(flags, arguments);     \
+    va_end(arguments);                                 \
+    int fd = real(path, flags, mode);                  \
+    remember(fd, path);                                \
+    return fd;                                         \
+  }
+
+#define WRAP_OPENAT(name)                                     \
+  int name(int directory, const char* path, int flags, ...) { \
+    static int (*real)(int, const char*, int, ...);           \
+    if (real == NULL) next(#name, &real, sizeof real);        \
+    va_list arguments;                                        \
+    va_start(arguments, flags);                               \
+    mode_t mode = mode_argument(flags, arguments);            \
+    va_end(arguments);                                        \
+    int fd = real(directory, path, flags, mode);              \
+    remember(fd, path);                                       \
+    return fd;                                                \
+  }
+
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
+
+int close(int fd) {
+  static int (*real)(int);
+  if (real == NULL) next("close", &real, sizeof real);
+  if (active && !drained && is_remembered(fd)) drain_relay_files();
+  return real(fd);
+}
