@@ -1,6 +1,6 @@
-// The seed article's raid0 hunt as an example, run for real: a kprobe in the raid0 module fires
-// (the kprobe.module fix), backtraces come out named from the guest's kallsyms, and every
-// member's chunk count is there.
+// The seed article's raid0 hunt as an example, run for real: the DWARF probe on the raid0 module
+// fires, backtraces come out named from the guest's kallsyms, map_sector()'s own arguments say
+// where each chunk goes, and every member's chunk count is there, counted twice.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -34,6 +34,11 @@ TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunk
                                                 R"(md_handle_request\+0x[0-9a-f]+ \[md_mod\])")))
       << out;
   EXPECT_NE(out.find("__x64_sys_pread64+"), std::string::npos) << out;
+  // raid0's arithmetic from the kernel's own arguments: md0's sector, its chunk, the member.
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(map_sector: md sector \d+ = zone 0, chunk \d+, member \d of 8 -> )"
+                      R"((ram[0-6]|dm-0) sector \d+)")))
+      << out;
   // A chunk through dm-0 completes in dm-delay's worker, one delay later.
   EXPECT_NE(out.find("flush_expired_bios+"), std::string::npos) << out;
   EXPECT_NE(out.find("[dm_delay]"), std::string::npos) << out;
@@ -48,7 +53,13 @@ TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunk
     std::istringstream words(line);
     std::string member;
     int count = 0;
-    if (words >> member >> count) chunks[member] = count;
+    int mapped = 0;
+    if (!(words >> member >> count)) continue;
+    chunks[member] = count;
+    // The same chunks counted from map_sector()'s arguments (DWARF, the article's way) and by
+    // the block_bio_remap tracepoint: the kernel's two accounts agree.
+    EXPECT_TRUE(words >> mapped) << "no map_sector count for " << member << ":\n" << out;
+    EXPECT_EQ(mapped, count) << member;
   }
   ASSERT_EQ(chunks.size(), 8U) << out;
   EXPECT_TRUE(chunks.contains("dm-0"));

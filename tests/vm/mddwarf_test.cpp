@@ -1,0 +1,149 @@
+// tapsets/mddwarf_*.stp in the guest, with the kernel's debuginfo: what raid0, raid1 and dm
+// decided for each bio, checked against the block layer's own block_bio_remap tracepoint (which
+// says where each bio went without DWARF) and against the stack iotap built.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "iotap/util/temp_dir.h"
+#include "iotap_cli.h"
+
+namespace iotap::test {
+namespace {
+
+using Words = std::vector<std::string>;
+
+std::vector<Words> lines_of_kind(const std::string& out, const std::string& kind) {
+  std::vector<Words> lines;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    Words fields;
+    std::string field;
+    while (words >> field) fields.push_back(field);
+    if (!fields.empty() && fields[0] == kind) lines.push_back(fields);
+  }
+  return lines;
+}
+
+// (from device, from sector, to device, to sector) of every read block_bio_remap reported.
+std::set<std::tuple<std::string, std::string, std::string, std::string>> remaps(
+    const std::string& out) {
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> all;
+  for (const auto& f : lines_of_kind(out, "remap")) all.emplace(f[1], f[2], f[3], f[4]);
+  return all;
+}
+
+class MdDwarfTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  Captured run(const std::string& stack, const std::string& command) {
+    return run_iotap({"run", VM_SCRIPTS_DIR "/scripts/mddwarf.stp", "--target", "vm", "--stack",
+                      stack, "-c", command},
+                     tmp_.path());
+  }
+  TempDir tmp_{"iotap-mddwarf-test"};
+};
+
+// raid0 over three ram disks and a delayed one, all 64 MiB (one zone), 512 KiB chunks: every
+// piece raid0 mapped went where block_bio_remap saw it go, to the member chunk % 4 names, and
+// dm-delay is named as the target under dm-0, with the delayed disk's length.
+TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
+  const auto result = run("raid0(ram:64M*3, delay(ram:64M, 5ms))",
+                          "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct");
+  ASSERT_EQ(result.status.code, 0) << result.err;
+  const auto seen = remaps(result.out);
+  const Words members{"ram0", "ram1", "ram2", "dm-0"};
+  const auto maps = lines_of_kind(result.out, "map");
+  // 32 reads of 1 MiB, each two 512 KiB chunks.
+  EXPECT_EQ(maps.size(), 64U) << result.out;
+  std::map<std::string, int> per_member;
+  for (const auto& f : maps) {
+    // map ARRAY ARRAY_SECTOR MEMBER MEMBER_SECTOR ZONE CHUNK CHUNK_SECTORS MEMBER_INDEX
+    ASSERT_EQ(f.size(), 9U);
+    EXPECT_EQ(f[1], "md0");
+    EXPECT_TRUE(seen.contains({f[1], f[2], f[3], f[4]}))
+        << "raid0 mapped md0 sector " << f[2] << " to " << f[3] << " sector " << f[4]
+        << ", block_bio_remap did not see it go there";
+    EXPECT_EQ(f[5], "0") << "one zone: the members are the same size";
+    EXPECT_EQ(f[7], "1024") << "512 KiB chunks";
+    EXPECT_EQ(std::stoull(f[6]), std::stoull(f[2]) / 1024);
+    const auto index = std::stoul(f[8]);
+    EXPECT_EQ(index, std::stoull(f[6]) % 4);
+    ASSERT_LT(index, members.size());
+    EXPECT_EQ(f[3], members[index]);
+    ++per_member[f[3]];
+  }
+  EXPECT_EQ(per_member.size(), 4U);
+
+  const auto targets = lines_of_kind(result.out, "target");
+  EXPECT_FALSE(targets.empty()) << result.out;
+  for (const auto& f : targets) {
+    // target DEVICE TYPE BEGIN SECTORS SECTOR SIZE
+    ASSERT_EQ(f.size(), 7U);
+    EXPECT_EQ(f[1], "dm-0");
+    EXPECT_EQ(f[2], "delay");
+    EXPECT_EQ(f[3], "0");
+    EXPECT_EQ(f[4], std::to_string(64 * 1024 * 1024 / 512)) << "ram:64M in sectors";
+    EXPECT_TRUE(std::any_of(seen.begin(), seen.end(),
+                            [&](const auto& remap) {
+                              return std::get<0>(remap) == "dm-0" && std::get<1>(remap) == f[5] &&
+                                     std::get<2>(remap) == "ram3";
+                            }))
+        << "dm-0 sector " << f[5] << " never reached ram3";
+  }
+}
+
+// raid1 with a fast leg and a delayed one: every read's leg is the one block_bio_remap saw
+// the read go to, the reason agrees with the legs' state at the choice, and the fast leg
+// serves more reads than the delayed one.
+TEST_F(MdDwarfTest, Raid1SaysWhichLegEachReadUsedAndWhy) {
+  const auto result = run("raid1(ram:64M, delay(ram:64M, 20ms))",
+                          "block_hasher -d __DEV__ -b 65536 -t 4 -n 64 --direct");
+  ASSERT_EQ(result.status.code, 0) << result.err;
+  const auto seen = remaps(result.out);
+  const auto legs = lines_of_kind(result.out, "leg");
+  EXPECT_GE(legs.size(), 64U) << result.out;
+  std::map<std::string, int> per_leg;
+  for (const auto& f : legs) {
+    // leg ARRAY SECTOR SECTORS LEG REASON ERROR NAME:pending=P,distance=D[,sequential]...
+    ASSERT_GE(f.size(), 9U);
+    EXPECT_EQ(f[1], "md0");
+    EXPECT_EQ(f[6], "0");
+    EXPECT_TRUE(std::any_of(seen.begin(), seen.end(),
+                            [&](const auto& remap) {
+                              return std::get<0>(remap) == "md0" && std::get<1>(remap) == f[2] &&
+                                     std::get<2>(remap) == f[4];
+                            }))
+        << "raid1 read md0 sector " << f[2] << " from " << f[4]
+        << ", block_bio_remap did not see it go there";
+    long min_pending = -1;
+    long chosen_pending = -1;
+    bool chosen_sequential = false;
+    for (size_t i = 7; i < f.size(); ++i) {
+      const std::string& leg = f[i];
+      const std::string name = leg.substr(0, leg.find(':'));
+      const long pending = std::stol(leg.substr(leg.find("pending=") + 8));
+      const long distance = std::stol(leg.substr(leg.find("distance=") + 9));
+      if (min_pending < 0 || pending < min_pending) min_pending = pending;
+      if (name == f[4]) {
+        chosen_pending = pending;
+        chosen_sequential = leg.find(",sequential") != std::string::npos || distance == 0;
+      }
+    }
+    ASSERT_GE(chosen_pending, 0) << "the chosen leg is not among the legs: " << f[4];
+    if (f[5] == "sequential") EXPECT_TRUE(chosen_sequential) << f[2];
+    if (f[5] == "least-pending") EXPECT_EQ(chosen_pending, min_pending) << f[2];
+    EXPECT_NE(f[5], "only-choice") << "two legs in sync";
+    ++per_leg[f[4]];
+  }
+  EXPECT_GT(per_leg["ram0"], per_leg["dm-0"]) << result.out;
+}
+
+}  // namespace
+}  // namespace iotap::test
