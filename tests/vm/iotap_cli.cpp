@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 namespace iotap::test {
 
 Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir,
@@ -12,6 +14,12 @@ Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpd
   options.extra_env = extra_env;
   options.extra_env.push_back("TMPDIR=" + tmpdir);
   return capture(argv, options);
+}
+
+int skipped_probes(const Captured& run) {
+  static const std::regex kSkipped(R"(skipped probes: (\d+))");
+  std::smatch match;
+  return std::regex_search(run.err, match, kSkipped) ? std::stoi(match[1]) : 0;
 }
 
 void require_guest_tools() {

@@ -12,6 +12,10 @@ namespace iotap::test {
 Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir,
                    const std::vector<std::string>& extra_env = {});
 
+// How many probe hits stap skipped in the run (its "skipped probes: N" at the end; 0 if none):
+// a hit is skipped when another probe handler is running on the same CPU.
+int skipped_probes(const Captured& run);
+
 // Fails the current test loudly when the guest cannot be booted on this machine at all.
 void require_guest_tools();
 

@@ -60,9 +60,7 @@ TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
   const auto seen = remaps(result.out);
   const Words members{"ram0", "ram1", "ram2", "dm-0"};
   const auto maps = lines_of_kind(result.out, "map");
-  // 32 reads of 1 MiB, each two 512 KiB chunks.
-  EXPECT_EQ(maps.size(), 64U) << result.out;
-  std::map<std::string, int> per_member;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, int> mapped;
   for (const auto& f : maps) {
     // map ARRAY ARRAY_SECTOR MEMBER MEMBER_SECTOR ZONE CHUNK CHUNK_SECTORS MEMBER_INDEX
     ASSERT_EQ(f.size(), 9U);
@@ -77,9 +75,16 @@ TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
     EXPECT_EQ(index, std::stoull(f[6]) % 4);
     ASSERT_LT(index, members.size());
     EXPECT_EQ(f[3], members[index]);
-    ++per_member[f[3]];
+    ++mapped[{f[1], f[2], f[3], f[4]}];
   }
-  EXPECT_EQ(per_member.size(), 4U);
+  // Every piece md0 sent on was mapped, but for the hits stap had to skip.
+  int md0_remaps = 0;
+  for (const auto& f : lines_of_kind(result.out, "remap")) md0_remaps += f[1] == "md0" ? 1 : 0;
+  EXPECT_GE(md0_remaps, 64) << "32 reads of 1 MiB, two 512 KiB chunks each, or more pieces";
+  EXPECT_LE(md0_remaps - static_cast<int>(maps.size()), skipped_probes(result)) << result.err;
+  std::set<std::string> members_used;
+  for (const auto& [piece, count] : mapped) members_used.insert(std::get<2>(piece));
+  EXPECT_EQ(members_used.size(), 4U);
 
   const auto targets = lines_of_kind(result.out, "target");
   EXPECT_FALSE(targets.empty()) << result.out;
@@ -137,8 +142,12 @@ TEST_F(MdDwarfTest, Raid1SaysWhichLegEachReadUsedAndWhy) {
       }
     }
     ASSERT_GE(chosen_pending, 0) << "the chosen leg is not among the legs: " << f[4];
-    if (f[5] == "sequential") EXPECT_TRUE(chosen_sequential) << f[2];
-    if (f[5] == "least-pending") EXPECT_EQ(chosen_pending, min_pending) << f[2];
+    if (f[5] == "sequential") {
+      EXPECT_TRUE(chosen_sequential) << f[2];
+    }
+    if (f[5] == "least-pending") {
+      EXPECT_EQ(chosen_pending, min_pending) << f[2];
+    }
     EXPECT_NE(f[5], "only-choice") << "two legs in sync";
     ++per_leg[f[4]];
   }
