@@ -17,8 +17,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kReplacem
     {"generic_make_request_checks",
      "kernel.function(\"submit_bio_noacct\") or kernel.trace(\"block:block_bio_queue\")"},
     {"blk_queue_bio", "kernel.function(\"blk_mq_submit_bio\")"},
-    {"make_request", "kernel.function(\"raid0_make_request\") (module(\"raid0\")) or "
-                     "kernel.trace(\"block:block_bio_remap\")"},
+    {"make_request",
+     "kernel.function(\"raid0_make_request\") (module(\"raid0\")) or "
+     "kernel.trace(\"block:block_bio_remap\")"},
     {"__make_request", "kernel.function(\"blk_mq_submit_bio\")"},
 }};
 
@@ -104,9 +105,9 @@ std::string_view replacement_for(std::string_view function) {
 }
 
 std::string explain_probe_failure(std::string_view diagnostics, const KernelDebugState& kernel) {
-  const bool type_not_found = mentions(diagnostics, "not found in 'kernel'") ||
-                              (mentions(diagnostics, "type definition '") &&
-                               mentions(diagnostics, "not found in '"));
+  const bool type_not_found =
+      mentions(diagnostics, "not found in 'kernel'") ||
+      (mentions(diagnostics, "type definition '") && mentions(diagnostics, "not found in '"));
   const bool stap_missing_debuginfo = mentions(diagnostics, "kernel/module debuginfo");
   const std::vector<FailedProbe> probes = failed_kernel_probes(diagnostics);
   if (probes.empty() && !type_not_found && !stap_missing_debuginfo) return {};

@@ -50,9 +50,9 @@ class KernelDebuginfoTest : public ::testing::Test {
 };
 
 TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0) {
-  const auto run = iotap({"run", VM_SCRIPTS_DIR "/kernel_debuginfo.stp", "--target", "vm",
-                          "--stack", "raid0(ram*2)", "-c",
-                          "block_hasher -d __DEV__ -b 65536 -t 2 -n 32 --direct"});
+  const auto run =
+      iotap({"run", VM_SCRIPTS_DIR "/kernel_debuginfo.stp", "--target", "vm", "--stack",
+             "raid0(ram*2)", "-c", "block_hasher -d __DEV__ -b 65536 -t 2 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto lines = lines_by_first_word(run.out);
   const auto field = [&](const std::string& name, size_t index) -> long long {
@@ -65,7 +65,8 @@ TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0
   };
 
   // kernel.function("submit_bio") with $bio->bi_iter->bi_size: whole sectors, never empty. The
-  // 32 direct reads of 64 KiB are submitted to md0, and again to the members.
+  // 32 direct reads of 64 KiB are submitted to md0 (md passes them on to the members with
+  // submit_bio_noacct).
   EXPECT_GE(field("submit_bio", 1), 32);
   EXPECT_GT(field("submit_bio", 3), 0) << "bi_size";
   EXPECT_EQ(field("submit_bio", 3) % 512, 0) << "bi_size";
@@ -76,16 +77,15 @@ TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0
   EXPECT_EQ(field("raid0_make_request", 3) % 512, 0);
   EXPECT_EQ(field("raid0_make_request", 5), field("raid0_make_request", 1))
       << "every raid0_make_request is md0's";
-  // @cast(disk, "struct gendisk", "kernel")->disk_name: md0 and a member.
+  // @cast(disk, "struct gendisk", "kernel")->disk_name: the disk block_hasher reads, md0.
   EXPECT_GE(field("cast_disk md0", 2), 32);
-  EXPECT_TRUE(lines.contains("cast_disk ram0") || lines.contains("cast_disk ram1")) << run.out;
   // SystemTap's own tapsets.
   EXPECT_GE(field("ioblock_md0", 1), 32) << "ioblock.request on md0";
   EXPECT_EQ(field("ioblock_md0", 3) % 512, 0);
   EXPECT_GE(field("vfs_read", 1), 32) << "vfs.read";
   EXPECT_EQ(field("vfs_read", 3), 65536) << "vfs.read's bytes_to_read";
   EXPECT_GT(field("cpu_on", 1), 0) << "scheduler.cpu_on";
-  EXPECT_EQ(field("pread", 1), 32) << "nd_syscall.pread";
+  EXPECT_GE(field("pread", 1), 32) << "nd_syscall.pread";
   EXPECT_EQ(field("pread", 3), 65536) << "nd_syscall.pread's count";
 }
 

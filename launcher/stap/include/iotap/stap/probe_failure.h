@@ -10,9 +10,9 @@ namespace iotap::stap {
 
 // What iotap knows about the kernel it compiled for.
 struct KernelDebugState {
-  std::string release;      // "6.1.0-56-cloud-amd64"
-  bool debuginfo = false;   // its DWARF was found (or debuginfod may serve it)
-  std::string install_hint; // how to get it, when it was not: "apt-get install ..."
+  std::string release;       // "6.1.0-56-cloud-amd64"
+  bool debuginfo = false;    // its DWARF was found (or debuginfod may serve it)
+  std::string install_hint;  // how to get it, when it was not: "apt-get install ..."
 };
 
 // Lines ("iotap: ...", each ending in a newline) that explain the kernel probe failures in

@@ -15,8 +15,8 @@ struct KernelDebuginfo {
 };
 
 // The package's files for `release` under `debug_root`; nullopt without vmlinux or System.map.
-std::optional<KernelDebuginfo> find_kernel_debuginfo(const std::string& release,
-                                                     const std::string& debug_root = "/usr/lib/debug");
+std::optional<KernelDebuginfo> find_kernel_debuginfo(
+    const std::string& release, const std::string& debug_root = "/usr/lib/debug");
 
 // Debian's package name for it: linux-image-RELEASE-dbg.
 std::string debuginfo_package(const std::string& release);
