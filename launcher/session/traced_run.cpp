@@ -142,7 +142,7 @@ std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
 // that need the kernel's symbol table get the tree made from the guest's kallsyms, and the
 // rest the bare release (tracepoints and USDT probes need neither).
 std::string vm_compile_kernel(const TracedScript& script, const TracedRunSinks& sinks) {
-  const std::string release = config::kGuestKernel;
+  std::string release = config::kGuestKernel;
   if (const auto debuginfo = vm::find_kernel_debuginfo(release))
     return vm::debuginfo_kernel_tree(release, data_paths().cache, *debuginfo);
   if (script.compile_kernel_symbols)

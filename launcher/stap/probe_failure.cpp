@@ -13,13 +13,12 @@ namespace {
 // them), and what does their job in the kernels iotap boots.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kReplacements{{
     {"generic_make_request",
-     "kernel.function(\"submit_bio\") or kernel.trace(\"block:block_bio_queue\")"},
+     R"(kernel.function("submit_bio") or kernel.trace("block:block_bio_queue"))"},
     {"generic_make_request_checks",
-     "kernel.function(\"submit_bio_noacct\") or kernel.trace(\"block:block_bio_queue\")"},
+     R"(kernel.function("submit_bio_noacct") or kernel.trace("block:block_bio_queue"))"},
     {"blk_queue_bio", "kernel.function(\"blk_mq_submit_bio\")"},
     {"make_request",
-     "kernel.function(\"raid0_make_request\") (module(\"raid0\")) or "
-     "kernel.trace(\"block:block_bio_remap\")"},
+     R"(module("raid0").function("raid0_make_request") or kernel.trace("block:block_bio_remap"))"},
     {"__make_request", "kernel.function(\"blk_mq_submit_bio\")"},
 }};
 

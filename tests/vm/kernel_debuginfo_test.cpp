@@ -73,6 +73,8 @@ TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0
   EXPECT_EQ(field("submit_bio", 5), 0) << "bios whose size is not whole sectors";
   // module("raid0").function("raid0_make_request") with $bio and $mddev: md0's reads.
   EXPECT_GE(field("raid0_make_request", 1), 32);
+  EXPECT_EQ(field("raid0_make_request", 1), field("submit_bio", 1))
+      << "every bio block_hasher submits to md0 reaches raid0_make_request";
   EXPECT_GT(field("raid0_make_request", 3), 0);
   EXPECT_EQ(field("raid0_make_request", 3) % 512, 0);
   EXPECT_EQ(field("raid0_make_request", 5), field("raid0_make_request", 1))
