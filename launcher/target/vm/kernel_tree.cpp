@@ -68,12 +68,20 @@ std::string guest_kernel_tree(const std::string& release, const std::string& cac
 std::string debuginfo_kernel_tree(const std::string& release, const std::string& cache_dir,
                                   const KernelDebuginfo& debuginfo) {
   const fs::path tree = fs::path(cache_dir) / ("kernel-tree-" + release + "-dbg");
+  // With DWARF, stap looks for the tracepoints' headers (include/trace/events) in the kernel's
+  // source tree: the one vmlinux names is the package builder's, so TREE/source is next. Debian
+  // keeps those headers in linux-headers-RELEASE-common, /lib/modules/RELEASE/source.
+  const fs::path source = fs::path("/lib/modules") / release / "source";
+  const bool has_source = fs::exists(source);
   // exists() follows the links: a tree whose package was removed since is made again.
-  if (fs::exists(tree / "System.map") && fs::exists(tree / "vmlinux")) return tree;
+  if (fs::exists(tree / "System.map") && fs::exists(tree / "vmlinux") &&
+      (!has_source || fs::exists(tree / "source")))
+    return tree;
   fs::remove_all(tree);
-  return make_kernel_tree(tree, release, [&debuginfo](const fs::path& partial) {
+  return make_kernel_tree(tree, release, [&](const fs::path& partial) {
     fs::create_symlink(debuginfo.system_map, partial / "System.map");
     fs::create_symlink(debuginfo.vmlinux, partial / "vmlinux");
+    if (has_source) fs::create_directory_symlink(fs::canonical(source), partial / "source");
     // elfutils looks for module debuginfo under the tree stap is given (-r TREE).
     if (!debuginfo.modules.empty())
       fs::create_directory_symlink(debuginfo.modules, partial / "kernel");
