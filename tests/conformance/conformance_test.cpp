@@ -39,8 +39,7 @@ using Check = std::function<void(const std::string& out, const Rows& rows)>;
 
 struct Example {
   Example(std::string name_, Check check_, std::string workload_ = kWorkload,
-          std::optional<std::vector<std::string>> args_ = std::nullopt,
-          std::string stack_ = kStack)
+          std::optional<std::vector<std::string>> args_ = std::nullopt, std::string stack_ = kStack)
       : name(std::move(name_)),
         check(std::move(check_)),
         workload(std::move(workload_)),
@@ -54,7 +53,9 @@ struct Example {
   std::string stack;
 };
 
-void PrintTo(const Example& example, std::ostream* os) { *os << example.name; }
+void PrintTo(const Example& example, std::ostream* os) {
+  *os << example.name;
+}
 
 // Each line's whitespace-separated words.
 Rows rows_of(const std::string& text) {
