@@ -23,7 +23,7 @@ done
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
-  systemtap systemtap-sdt-dev python3
+  systemtap systemtap-sdt-dev systemtap-doc python3
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup
   clang clang-format clang-tidy libclang-rt-14-dev
@@ -33,15 +33,41 @@ missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
+sudo=()
+if [ "$(id -u)" != 0 ]; then
+  sudo=(sudo)
+fi
 if ((${#missing[@]})); then
-  sudo=()
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || { echo "setup.sh: installing ${missing[*]} needs root: run as root" >&2; exit 1; }
-    sudo=(sudo)
-  fi
+  command -v sudo >/dev/null || [ "$(id -u)" = 0 ] || { echo "setup.sh: installing ${missing[*]} needs root: run as root" >&2; exit 1; }
   echo "setup.sh: installing ${missing[*]}"
   "${sudo[@]}" apt-get update -q
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The guest kernel's DWARF and real System.map (283 MB download, 1.75 GB installed): stap needs
+# them for kernel.function(), module().function(), $vars, @cast and the standard tapsets. The
+# release is the one cmake/GuestKernel.cmake picks: IOTAP_GUEST_KERNEL, else the newest installed
+# cloud kernel with headers.
+guest_release="${IOTAP_GUEST_KERNEL:-}"
+if [ -z "$guest_release" ]; then
+  shopt -s nullglob
+  releases=(/boot/vmlinuz-*-cloud-amd64)
+  shopt -u nullglob
+  releases=("${releases[@]#/boot/vmlinuz-}")
+  for release in $( ((${#releases[@]})) && printf '%s\n' "${releases[@]}" | sort -rV); do
+    if [ -f "/lib/modules/$release/build/Makefile" ] && [ -f "/lib/modules/$release/modules.dep" ]; then
+      guest_release="$release"
+      break
+    fi
+  done
+fi
+if [ -n "$guest_release" ] && [ "$guest_release" != none ]; then
+  debug_package="linux-image-$guest_release-dbg"
+  if ! dpkg-query -W -f='${Status}' "$debug_package" 2>/dev/null | grep -q "install ok installed"; then
+    echo "setup.sh: installing $debug_package (the guest kernel's debuginfo, 283 MB download)"
+    "${sudo[@]}" apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$debug_package"
+  fi
 fi
 
 # Without --werror the option is left as build/ has it (off in a new build/), so running

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iotap/config.h"
+#include "iotap/target/kernel_debuginfo.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
@@ -46,6 +47,16 @@ void print_version() {
   std::printf("guest kernel: %s\n", kernel.empty()
                                         ? "none (configured without one: --target vm cannot run)"
                                         : std::string(kernel).c_str());
+  if (kernel.empty()) return;
+  // kernel.function(), module().function(), $vars and @cast in the guest need it.
+  const std::string release(kernel);
+  const auto debuginfo = iotap::vm::find_kernel_debuginfo(release);
+  std::printf("debuginfo:    %s\n",
+              debuginfo ? debuginfo->vmlinux.c_str()
+                        : ("not installed (kernel.function probes, $vars and @cast cannot "
+                           "compile for the guest): " +
+                           iotap::vm::debuginfo_install_hint(release))
+                              .c_str());
 }
 
 }  // namespace

@@ -6,15 +6,18 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "iotap/config.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/traced_program.h"
 #include "iotap/stap/compiler.h"
+#include "iotap/stap/probe_failure.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
+#include "iotap/target/kernel_debuginfo.h"
 #include "iotap/target/kernel_tree.h"
 #include "iotap/target/local_runner.h"
 #include "iotap/target/stack_spec.h"
@@ -133,15 +136,38 @@ std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
   return kallsyms;
 }
 
+// What stap compiles against for --target vm. With the guest kernel's -dbg package installed,
+// every verb uses one tree made from it (its System.map and DWARF: kernel.function, $vars,
+// @cast, return probes), so that all of them share one stap cache entry. Without it, scripts
+// that need the kernel's symbol table get the tree made from the guest's kallsyms, and the
+// rest the bare release (tracepoints and USDT probes need neither).
+std::string vm_compile_kernel(const TracedScript& script, const TracedRunSinks& sinks) {
+  std::string release = config::kGuestKernel;
+  if (const auto debuginfo = vm::find_kernel_debuginfo(release))
+    return vm::debuginfo_kernel_tree(release, data_paths().cache, *debuginfo);
+  if (script.compile_kernel_symbols)
+    return vm::guest_kernel_tree(release, data_paths().cache,
+                                 [&sinks] { return harvest_guest_kallsyms(sinks); });
+  return release;
+}
+
+// What iotap knows of the kernel's debuginfo, to explain stap's "no match".
+stap::KernelDebugState kernel_debug_state(const PreparedRun& prepared, const std::string& release) {
+  // On this host's own kernel stap may also fetch it from a debuginfod server.
+  const char* debuginfod = prepared.vm ? nullptr : std::getenv("DEBUGINFOD_URLS");
+  const bool found = vm::find_kernel_debuginfo(release).has_value() ||
+                     (debuginfod != nullptr && *debuginfod != '\0');
+  std::string hint = vm::debuginfo_install_hint(release);
+  if (!prepared.vm) hint += ", or set DEBUGINFOD_URLS to a debuginfod server that has it";
+  return {release, found, hint};
+}
+
 // Compiles the prepared script into a module in `work`; returns the module's path.
 std::string compile_script(const TracedScript& script, const PreparedRun& prepared,
                            const TempDir& work, TracedRunResult& result,
                            const TracedRunSinks& sinks) {
-  std::string compile_kernel = result.kernel_release;
-  if (prepared.vm && script.compile_kernel_symbols) {
-    compile_kernel = vm::guest_kernel_tree(config::kGuestKernel, data_paths().cache,
-                                           [&sinks] { return harvest_guest_kallsyms(sinks); });
-  }
+  const std::string compile_kernel =
+      prepared.vm ? vm_compile_kernel(script, sinks) : result.kernel_release;
   const auto compile_start = Clock::now();
   const std::string runtime_dir = prepared.vm ? data_paths().stap_runtime : "";
   const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
@@ -150,9 +176,18 @@ std::string compile_script(const TracedScript& script, const PreparedRun& prepar
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  std::string module = stap::compile_module(
-      {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args,
-       traced_block_hasher(prepared.markers.exe), stap::compile_words(script.stap_options)});
+  std::string module;
+  try {
+    module = stap::compile_module(
+        {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args,
+         traced_block_hasher(prepared.markers.exe), stap::compile_words(script.stap_options)});
+  } catch (const UserError& error) {
+    // stap's lines stay; iotap adds why a kernel probe did not resolve, when it knows.
+    const std::string why = stap::explain_probe_failure(
+        error.what(), kernel_debug_state(prepared, result.kernel_release));
+    if (why.empty()) throw;
+    throw UserError(error.what() + why);
+  }
   result.compile_seconds = seconds_since(compile_start);
   std::array<char, 32> took{};
   std::snprintf(took.data(), took.size(), "%.1f", result.compile_seconds);

@@ -24,9 +24,12 @@ iotap_unit_test(initramfs_test
 target_compile_definitions(initramfs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher")
 add_dependencies(initramfs_test block_hasher)
+# The guest kernel's -dbg package files (target/kernel_debuginfo.h).
+iotap_unit_test(kernel_debuginfo_test SOURCES target/kernel_debuginfo_test.cpp LIBS iotap_target)
 iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
+    stap/probe_failure_test.cpp
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
@@ -141,6 +144,10 @@ iotap_cli_test(cli_help_verb 0 "^usage: iotap run SCRIPT.stp.*--stack SPEC gramm
 iotap_cli_test(cli_help_probes 0 "^usage: iotap probes BINARY" help probes)
 iotap_cli_test(cli_help_unknown_verb 2 "^iotap: unknown verb 'nosuchverb' \\(see 'iotap --help'\\)\n$" help nosuchverb)
 iotap_cli_test(cli_help_help 0 "^usage: iotap VERB" help help)
+# --version says whether stap will find the guest kernel's debuginfo.
+iotap_cli_test(cli_version 0
+  "^iotap [0-9.]+ .*(guest kernel: [^\n]+\ndebuginfo:    (/[^\n]*vmlinux-|not installed [^\n]*apt-get install linux-image-[^\n]*-dbg)|guest kernel: none)"
+  --version)
 # The script is checked before anything runs: a directory, a FIFO, a device node.
 iotap_cli_test(cli_run_directory 2
   "^iotap: [^\n]*/tests/unit is a directory, not a script \\(name the .stp file\\)\n$"

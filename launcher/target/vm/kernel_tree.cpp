@@ -27,32 +27,65 @@ std::string system_map_from_kallsyms(const std::string& kallsyms) {
   return map;
 }
 
-std::string guest_kernel_tree(const std::string& release, const std::string& cache_dir,
-                              const std::function<std::string()>& read_kallsyms) {
-  const fs::path tree = fs::path(cache_dir) / ("kernel-tree-" + release);
-  if (fs::exists(tree / "System.map")) return tree;
-  const fs::path headers = fs::canonical(fs::path("/lib/modules") / release / "build");
+namespace {
 
-  const std::string map = system_map_from_kallsyms(read_kallsyms());
-  if (map.find(" _stext\n") == std::string::npos)
-    throw UserError("the guest's /proc/kallsyms had no _stext: cannot make a System.map from it");
-  const fs::path partial =
-      fs::path(cache_dir) / ("kernel-tree-" + release + ".partial." + std::to_string(::getpid()));
+// Makes `tree` (unless it is there): the headers' entries as symbolic links, plus what `add`
+// puts in the partial tree (System.map, vmlinux). Built under a private name and renamed, so
+// that two iotap processes can race (the last rename wins).
+std::string make_kernel_tree(const fs::path& tree, const std::string& release,
+                             const std::function<void(const fs::path&)>& add) {
+  const fs::path headers = fs::canonical(fs::path("/lib/modules") / release / "build");
+  const fs::path partial = tree.string() + ".partial." + std::to_string(::getpid());
   fs::remove_all(partial);
   fs::create_directories(partial);
   for (const auto& entry : fs::directory_iterator(headers)) {
     if (entry.path().filename() == "System.map") continue;
     fs::create_directory_symlink(entry.path(), partial / entry.path().filename());
   }
-  {
-    std::ofstream out(partial / "System.map");
-    out << map;
-    if (!out) throw UserError("cannot write " + (partial / "System.map").string());
-  }
+  add(partial);
   std::error_code ec;
   fs::rename(partial, tree, ec);
   if (ec) fs::remove_all(partial);  // another iotap made it first
   return tree;
+}
+
+}  // namespace
+
+std::string guest_kernel_tree(const std::string& release, const std::string& cache_dir,
+                              const std::function<std::string()>& read_kallsyms) {
+  const fs::path tree = fs::path(cache_dir) / ("kernel-tree-" + release);
+  if (fs::exists(tree / "System.map")) return tree;
+  const std::string map = system_map_from_kallsyms(read_kallsyms());
+  if (map.find(" _stext\n") == std::string::npos)
+    throw UserError("the guest's /proc/kallsyms had no _stext: cannot make a System.map from it");
+  return make_kernel_tree(tree, release, [&map](const fs::path& partial) {
+    std::ofstream out(partial / "System.map");
+    out << map;
+    if (!out) throw UserError("cannot write " + (partial / "System.map").string());
+  });
+}
+
+std::string debuginfo_kernel_tree(const std::string& release, const std::string& cache_dir,
+                                  const KernelDebuginfo& debuginfo) {
+  const fs::path tree = fs::path(cache_dir) / ("kernel-tree-" + release + "-dbg");
+  // With DWARF, stap looks for the tracepoints' headers (include/trace/events) in the kernel's
+  // source tree: the one vmlinux names is the package builder's, so TREE/source is next. Debian
+  // keeps those headers in linux-headers-RELEASE-common, /lib/modules/RELEASE/source.
+  const fs::path source = fs::path("/lib/modules") / release / "source";
+  const bool has_source = fs::exists(source);
+  // exists() follows the links: a tree whose package was removed since is made again.
+  if (fs::exists(tree / "System.map") && fs::exists(tree / "vmlinux") &&
+      (!has_source || fs::exists(tree / "source")))
+    return tree;
+  fs::remove_all(tree);
+  return make_kernel_tree(tree, release, [&](const fs::path& partial) {
+    fs::create_symlink(debuginfo.system_map, partial / "System.map");
+    fs::create_symlink(debuginfo.vmlinux, partial / "vmlinux");
+    if (has_source) fs::create_directory_symlink(fs::canonical(source), partial / "source");
+    // elfutils looks for module debuginfo under the tree stap is given (-r TREE).
+    if (!debuginfo.modules.empty())
+      fs::create_directory_symlink(debuginfo.modules, partial / "kernel");
+  });
 }
 
 }  // namespace iotap::vm

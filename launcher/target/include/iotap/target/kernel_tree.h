@@ -8,8 +8,11 @@
 // /proc/kallsyms, and keeps a copy of the headers' tree (symbolic links) with that table as
 // System.map under build/cache. Only offsets from _stext matter to stap (it relocates at run time),
 // so KASLR does not.
+// With the -dbg package installed, its System.map serves instead, and its DWARF with it.
 #include <functional>
 #include <string>
+
+#include "iotap/target/kernel_debuginfo.h"
 
 namespace iotap::vm {
 
@@ -17,6 +20,12 @@ namespace iotap::vm {
 // /proc/kallsyms. Safe against two iotap processes making it at once (the last rename wins).
 std::string guest_kernel_tree(const std::string& release, const std::string& cache_dir,
                               const std::function<std::string()>& read_kallsyms);
+
+// The same tree made from the kernel's -dbg package instead (no guest boot): its System.map,
+// vmlinux with DWARF and the modules' debuginfo, which stap finds under the tree it is given.
+// A tree of its own (kernel-tree-RELEASE-dbg), so that installing the package switches trees.
+std::string debuginfo_kernel_tree(const std::string& release, const std::string& cache_dir,
+                                  const KernelDebuginfo& debuginfo);
 
 // vmlinux's lines of a /proc/kallsyms text ("ADDRESS TYPE NAME", no "[module]"), as System.map.
 std::string system_map_from_kallsyms(const std::string& kallsyms);
