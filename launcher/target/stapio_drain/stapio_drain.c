@@ -17,7 +17,7 @@
 // Only stapio is affected: in any other process (staprun, which execs stapio, or nice) the
 // wrappers below only pass the call on. In stapio, the library takes itself out of LD_PRELOAD
 // at load, so the traced program that stapio starts does not inherit it.
-#define _GNU_SOURCE
+#define _GNU_SOURCE  // NOLINT(bugprone-reserved-identifier): glibc asks for it by this name
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,12 +81,14 @@ static void leave_ld_preload(void) {
     free(words);
     return;
   }
+  size_t used = 0;
   char* rest = NULL;
   for (char* word = strtok_r(words, ": ", &rest); word != NULL;
        word = strtok_r(NULL, ": ", &rest)) {
     if (strcmp(word, self.dli_fname) == 0) continue;
-    if (kept[0] != '\0') strcat(kept, ":");
-    strcat(kept, word);
+    int n = snprintf(kept + used, size - used, "%s%s", used != 0 ? ":" : "", word);
+    if (n < 0 || (size_t)n >= size - used) break;
+    used += (size_t)n;
   }
   if (kept[0] == '\0')
     unsetenv("LD_PRELOAD");
@@ -182,7 +184,7 @@ static void drain_relay_files(void) {
   size_t count = 0;
   size_t capacity = 0;
   for (int i = 0; i < relay_count; ++i) read_messages(relay_fds[i], &messages, &count, &capacity);
-  qsort(messages, count, sizeof *messages, by_sequence);
+  if (count > 1) qsort(messages, count, sizeof *messages, by_sequence);
   size_t bytes = 0;
   for (size_t i = 0; i < count; ++i) {
     write_fully(messages[i].payload, messages[i].length);
@@ -195,41 +197,47 @@ static void drain_relay_files(void) {
             count, bytes);
 }
 
-// The next definition of `name` (libc's) stored in the function pointer at `real`: copied,
-// because ISO C has no cast from dlsym's object pointer to a function pointer.
-static void next(const char* name, void* real, size_t size) {
-  void* symbol = dlsym(RTLD_NEXT, name);
-  memcpy(real, &symbol, size);
+typedef void (*any_function)(void);  // GCC lets this type be cast to any other function type
+
+// The next definition of `name` (libc's), as a function pointer: through a union, because ISO C
+// has no cast from dlsym's object pointer to a function pointer.
+static any_function next(const char* name) {
+  union {
+    void* object;
+    any_function function;
+  } symbol;
+  symbol.object = dlsym(RTLD_NEXT, name);
+  return symbol.function;
 }
 
 static mode_t mode_argument(int flags, va_list arguments) {
   return (flags & (O_CREAT | O_TMPFILE)) != 0 ? (mode_t)va_arg(arguments, int) : 0;
 }
 
-#define WRAP_OPEN(name)                                \
-  int name(const char* path, int flags, ...) {         \
-    static int (*real)(const char*, int, ...);         \
-    if (real == NULL) next(#name, &real, sizeof real); \
-    va_list arguments;                                 \
-    va_start(arguments, flags);                        \
-    mode_t mode = mode_argument(flags, arguments);     \
-    va_end(arguments);                                 \
-    int fd = real(path, flags, mode);                  \
-    remember(fd, path);                                \
-    return fd;                                         \
+#define WRAP_OPEN(name)                                                   \
+  int name(const char* path, int flags, ...) {                            \
+    static int (*real)(const char*, int, ...);                            \
+    if (real == NULL) real = (int (*)(const char*, int, ...))next(#name); \
+    va_list arguments;                                                    \
+    va_start(arguments, flags);                                           \
+    mode_t mode = mode_argument(flags, arguments);                        \
+    va_end(arguments);                                                    \
+    int fd = real(path, flags, mode);                                     \
+    remember(fd, path);                                                   \
+    return fd;                                                            \
   }
 
-#define WRAP_OPENAT(name)                                     \
-  int name(int directory, const char* path, int flags, ...) { \
-    static int (*real)(int, const char*, int, ...);           \
-    if (real == NULL) next(#name, &real, sizeof real);        \
-    va_list arguments;                                        \
-    va_start(arguments, flags);                               \
-    mode_t mode = mode_argument(flags, arguments);            \
-    va_end(arguments);                                        \
-    int fd = real(directory, path, flags, mode);              \
-    remember(fd, path);                                       \
-    return fd;                                                \
+#define WRAP_OPENAT(name)                                                      \
+  int name(int directory, const char* path, int flags, ...) {                  \
+    static int (*real)(int, const char*, int, ...);                            \
+    if (real == NULL) real = (int (*)(int, const char*, int, ...))next(#name); \
+    va_list arguments;                                                         \
+    va_start(arguments, flags);                                                \
+    mode_t mode = mode_argument(flags, arguments);                             \
+    va_end(arguments);                                                         \
+    int fd = real(directory, path, flags, mode);                               \
+    remember(fd, path);                                                        \
+    return fd;                                                                 \
   }
 
 WRAP_OPEN(open)
@@ -239,7 +247,7 @@ WRAP_OPENAT(openat64)
 
 int close(int fd) {
   static int (*real)(int);
-  if (real == NULL) next("close", &real, sizeof real);
+  if (real == NULL) real = (int (*)(int))next("close");
   if (active && !drained && is_remembered(fd)) drain_relay_files();
   return real(fd);
 }
