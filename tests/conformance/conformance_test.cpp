@@ -49,7 +49,9 @@ constexpr const char* kThirtySecondWorkload =
 // The .meta file's own -c command.
 constexpr const char* kMetaCommand = "";
 
-using Check = std::function<void(const std::string& out, const Rows& rows)>;
+// skipped: the probe hits stap skipped (a handler that waited more than 1 ms for a lock, or
+// found one running on its CPU), which a count may lack.
+using Check = std::function<void(const std::string& out, const Rows& rows, int skipped)>;
 
 struct Example {
   Example(std::string name_, Check check_, std::string workload_ = kWorkload,
@@ -70,7 +72,7 @@ struct Example {
 
 // An example that cannot compile for the guest's kernel, and what stap says about it.
 Example failing_to_compile(std::string name, std::string error) {
-  Example example(std::move(name), [](const std::string&, const Rows&) {});
+  Example example(std::move(name), [](const std::string&, const Rows&, int) {});
   example.compile_error = std::move(error);
   return example;
 }
@@ -146,13 +148,13 @@ long total(const std::vector<Bucket>& buckets) {
 const std::vector<Example>& examples() {
   static const std::vector<Example> kExamples{
       {"general/helloworld",
-       [](const std::string& out, const Rows&) {
+       [](const std::string& out, const Rows&, int) {
          EXPECT_NE(out.find("hello world\n"), std::string::npos);
        },
        kMetaCommand},
       // Per device: total, count and average microseconds from ioblock.request to ioblock.end.
       {"io/ioblktime",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          const Rows delayed = rows_starting(rows, "dm-0");
          ASSERT_EQ(delayed.size(), 1U);
          EXPECT_GE(number(delayed[0], 4), kDelayUs);
@@ -163,7 +165,7 @@ const std::vector<Example>& examples() {
        }},
       // Per process and device: vfs reads and writes, counts and bytes.
       {"io/iodevstats",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          bool found = false;
          for (const auto& row : rows_starting(rows, "block_hasher")) {
            // name, "MAJOR,", MINOR, reads, KB read, B avg, ...
@@ -176,13 +178,11 @@ const std::vector<Example>& examples() {
        }},
       // Per process: open, read(2) and write(2) system calls (block_hasher reads with pread64,
       // so its own reads are not among them: its loader's are).
-      {"io/iostats",
-       [](const std::string&, const Rows& rows) {
-         EXPECT_FALSE(rows_starting(rows, "block_hasher").empty());
-       }},
+      {"io/iostats", [](const std::string&, const Rows& rows,
+                        int) { EXPECT_FALSE(rows_starting(rows, "block_hasher").empty()); }},
       // Every second: bytes read and written per process, so far.
       {"io/traceio",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          long most = 0;
          for (const auto& row : rows) {
            if (row.size() >= 4 && row[1] == "block_hasher" && row[2] == "r:" && row[4] == "MiB")
@@ -193,7 +193,7 @@ const std::vector<Example>& examples() {
        kLongWorkload},
       // Every 5 s: KB read and written per process in that interval.
       {"io/iotop",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          const Rows hasher = rows_starting(rows, "block_hasher");
          ASSERT_FALSE(hasher.empty());
          EXPECT_GT(number(hasher[0], 1), 0);
@@ -201,43 +201,46 @@ const std::vector<Example>& examples() {
        kDelayBoundWorkload},
       // Per thread: share of the profiling timer's ticks in user and kernel mode.
       {"profiling/thread-times",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          EXPECT_GE(rows_starting(rows, "block_hasher").size(), 4U) << "one row per reading thread";
        }},
       // Every context switch: the task switched from and the task switched to.
       {"profiling/sched_switch",
-       [](const std::string& out, const Rows&) {
+       [](const std::string& out, const Rows&, int) {
          EXPECT_NE(out.find("block_hasher"), std::string::npos);
        }},
       // Every 5 s: the kernel functions the profiling timer hit most.
       {"profiling/pf2",
-       [](const std::string& out, const Rows&) {
+       [](const std::string& out, const Rows&, int) {
          EXPECT_NE(out.find("samples recorded:"), std::string::npos);
        },
        kDelayBoundWorkload},
       // At the end: per device, a histogram of the distance in sectors between one request's end
       // and the next one's start (the .meta's sda is md0 here).
       {"io/deviceseeks",
-       [](const std::string& out, const Rows&) {
-         EXPECT_GE(total(histogram_after(out, "Device: md0")), kReads) << "md0's requests";
+       [](const std::string& out, const Rows&, int skipped) {
+         EXPECT_GE(total(histogram_after(out, "Device: md0")) + skipped, kReads)
+             << "md0's requests";
        },
        kWorkload, std::vector<std::string>{"md0"}},
       // Every vfs read and write of a file on one device, given as 0xMMmm. The device of a read
       // of /dev/md0 is that of the file system holding the node: the guest's devtmpfs, 0:5
       // (`stat /dev/md0` in the guest: "Device: 0,5"); md0's own 0x0900 prints nothing.
       {"io/traceio2",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int skipped) {
          const auto reads = std::count_if(rows.begin(), rows.end(), [](const auto& row) {
            return row.size() == 3 && row[0].starts_with("block_hasher(") && row[1] == "vfs_read" &&
                   row[2] == "0x5";
          });
-         EXPECT_EQ(reads, kReads) << "block_hasher's preads of /dev/md0";
+         // One per pread64 of /dev/md0, but for the hits stap skipped.
+         EXPECT_LE(reads, kReads);
+         EXPECT_LE(kReads - reads, skipped) << reads << " of block_hasher's preads";
        },
        kWorkload, std::vector<std::string>{"0x0005"}},
       // -G sloth=10: every vfs open that took at least 10 us (the default is 50), with the
-      // .meta's command (through sh, as stap -c runs it).
+      // .meta's command (through sh: iotap's -c takes no shell syntax).
       {"io/slowvfs",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          size_t proc_opens = 0;
          long fastest = 50;
          for (const auto& row : rows) {
@@ -256,7 +259,7 @@ const std::vector<Example>& examples() {
       // block_rq_complete). No arguments: with the .meta's "1 1" it prints once after 1 s and
       // exits, and a run shorter than that prints nothing.
       {"lwtools/biolatency-nd",
-       [](const std::string& out, const Rows&) {
+       [](const std::string& out, const Rows&, int) {
          // Each 1 MiB read is at least one request on the virtio disks under md0.
          EXPECT_GE(total(histogram_after(out, "bio latency (ns):")), kReads);
        },
@@ -267,7 +270,7 @@ const std::vector<Example>& examples() {
       // Every entry and return of $1 on a thread while it is inside $2: block_hasher's
       // read_blocks inside std::thread's _M_run, which starts each reading thread.
       {"general/para-callgraph",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int skipped) {
          std::set<std::string> entered;  // "block_hasher(TID):" of each thread
          size_t returns = 0;
          for (const auto& row : rows) {
@@ -276,8 +279,16 @@ const std::vector<Example>& examples() {
            if (row[1].ends_with(":->read_blocks")) entered.insert(row[1]);
            if (row[1].ends_with(":<-read_blocks")) ++returns;
          }
-         EXPECT_EQ(entered.size(), kThreads) << "read_blocks entered by each reading thread";
-         EXPECT_EQ(returns, kThreads);
+         EXPECT_FALSE(entered.empty());
+         EXPECT_LE(entered.size(), kThreads);
+         EXPECT_LE(returns, kThreads);
+         // read_blocks entered and left by each reading thread, but for the hits stap skipped: a
+         // skipped _M_run hit loses its thread's entry and return (seen once in a suite run,
+         // "skipped probes: 1" and 3 threads shown).
+         EXPECT_LE(kThreads - entered.size(), static_cast<size_t>(skipped))
+             << "read_blocks entered by " << entered.size() << " threads";
+         EXPECT_LE(kThreads - returns, static_cast<size_t>(skipped))
+             << "read_blocks left " << returns << " times";
        },
        kWorkload,
        std::vector<std::string>{R"(process(")" BLOCK_HASHER_BINARY R"(").function("read_blocks"))",
@@ -285,7 +296,7 @@ const std::vector<Example>& examples() {
       // Every 30 s: why the traced process slept (the latencytop reason of the highest-priority
       // function on the stack where it woke), ranked by total time asleep.
       {"profiling/latencytap",
-       [](const std::string& out, const Rows&) {
+       [](const std::string& out, const Rows&, int) {
          const size_t header = out.find("Reason ");
          ASSERT_NE(header, std::string::npos);
          const size_t first = out.find('\n', header) + 1;
@@ -301,7 +312,7 @@ const std::vector<Example>& examples() {
       // do_sys_openat2 instead of the .meta's do_sys_open, which this kernel inlines into
       // openat(2) (its .call and .return probe only the out-of-line copy, for open(2)).
       {"general/whythefail",
-       [](const std::string&, const Rows& rows) {
+       [](const std::string&, const Rows& rows, int) {
          // cat's open of the missing file: ENOENT, then the statements that led to it.
          const auto failed = std::find_if(rows.begin(), rows.end(), [](const auto& row) {
            return row.size() == 5 && row[0].starts_with("cat[") &&
@@ -347,7 +358,7 @@ TEST_P(ConformanceTest, RunsUnchangedInTheGuestAndDoesItsJob) {
     return;
   }
   ASSERT_EQ(run.status.code, 0) << run.err;
-  example.check(run.out, rows_of(run.out));
+  example.check(run.out, rows_of(run.out), skipped_probes(run));
   if (HasFailure()) ADD_FAILURE() << "output:\n" << run.out << "\nerrors:\n" << run.err;
 }
 
