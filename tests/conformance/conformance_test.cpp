@@ -165,16 +165,19 @@ const std::vector<Example>& examples() {
        }},
       // Per process and device: vfs reads and writes, counts and bytes.
       {"io/iodevstats",
-       [](const std::string&, const Rows& rows, int) {
+       [](const std::string&, const Rows& rows, int skipped) {
          bool found = false;
          for (const auto& row : rows_starting(rows, "block_hasher")) {
-           // name, "MAJOR,", MINOR, reads, KB read, B avg, ...
-           if (number(row, 3) != kReads) continue;
+           // name, "MAJOR,", MINOR, reads, KB read, B avg, ...: every read, but for the hits
+           // stap skipped (its vfs.read.return is a return probe that can miss under load)
+           const long reads = number(row, 3);
+           if (reads > kReads || reads < kReads - skipped || reads <= 0) continue;
            found = true;
-           EXPECT_EQ(number(row, 4), kReads * (kReadBytes / 1024));
+           EXPECT_EQ(number(row, 4), reads * (kReadBytes / 1024));
            EXPECT_EQ(number(row, 5), kReadBytes);
          }
-         EXPECT_TRUE(found) << "no block_hasher row with its " << kReads << " reads";
+         EXPECT_TRUE(found) << "no block_hasher row with its " << kReads << " reads (" << skipped
+                            << " probe hits skipped)";
        }},
       // Per process: open, read(2) and write(2) system calls (block_hasher reads with pread64,
       // so its own reads are not among them: its loader's are).
