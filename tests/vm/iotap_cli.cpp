@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <sstream>
 
 namespace iotap::test {
 
@@ -14,6 +15,21 @@ Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpd
   options.extra_env = extra_env;
   options.extra_env.push_back("TMPDIR=" + tmpdir);
   return capture(argv, options);
+}
+
+std::vector<std::vector<std::string>> lines_starting_with(const std::string& text,
+                                                          const std::string& word) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> fields;
+    std::string field;
+    while (words >> field) fields.push_back(field);
+    if (!fields.empty() && fields[0] == word) out.push_back(fields);
+  }
+  return out;
 }
 
 int skipped_probes(const Captured& run) {

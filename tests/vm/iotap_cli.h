@@ -1,5 +1,5 @@
 #pragma once
-// Runs the real iotap binary for the vm tests and hands back what it printed.
+// Runs the real iotap binary for the vm tests, hands back what it printed, and reads it.
 #include <string>
 #include <vector>
 
@@ -11,6 +11,10 @@ namespace iotap::test {
 // caller can check is left empty, and `extra_env` ("NAME=value") added to the environment.
 Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpdir,
                    const std::vector<std::string>& extra_env = {});
+
+// The lines of `text` whose first word is `word`, each split into its words.
+std::vector<std::vector<std::string>> lines_starting_with(const std::string& text,
+                                                          const std::string& word);
 
 // How many probe hits stap skipped in the run (its "skipped probes: N" at the end; 0 if none):
 // a hit is skipped when another probe handler is running on the same CPU.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include "iotap/util/temp_dir.h"
@@ -17,25 +16,11 @@ namespace {
 
 using Words = std::vector<std::string>;
 
-std::vector<Words> lines_of_kind(const std::string& out, const std::string& kind) {
-  std::vector<Words> lines;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    Words fields;
-    std::string field;
-    while (words >> field) fields.push_back(field);
-    if (!fields.empty() && fields[0] == kind) lines.push_back(fields);
-  }
-  return lines;
-}
-
 // (from device, from sector, to device, to sector) of every read block_bio_remap reported.
 std::set<std::tuple<std::string, std::string, std::string, std::string>> remaps(
     const std::string& out) {
   std::set<std::tuple<std::string, std::string, std::string, std::string>> all;
-  for (const auto& f : lines_of_kind(out, "remap")) all.emplace(f[1], f[2], f[3], f[4]);
+  for (const auto& f : lines_starting_with(out, "remap")) all.emplace(f[1], f[2], f[3], f[4]);
   return all;
 }
 
@@ -59,7 +44,7 @@ TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
   ASSERT_EQ(result.status.code, 0) << result.err;
   const auto seen = remaps(result.out);
   const Words members{"ram0", "ram1", "ram2", "dm-0"};
-  const auto maps = lines_of_kind(result.out, "map");
+  const auto maps = lines_starting_with(result.out, "map");
   std::map<std::tuple<std::string, std::string, std::string, std::string>, int> mapped;
   for (const auto& f : maps) {
     // map ARRAY ARRAY_SECTOR MEMBER MEMBER_SECTOR ZONE CHUNK CHUNK_SECTORS MEMBER_INDEX
@@ -79,14 +64,15 @@ TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
   }
   // Every piece md0 sent on was mapped, but for the hits stap had to skip.
   int md0_remaps = 0;
-  for (const auto& f : lines_of_kind(result.out, "remap")) md0_remaps += f[1] == "md0" ? 1 : 0;
+  for (const auto& f : lines_starting_with(result.out, "remap"))
+    md0_remaps += f[1] == "md0" ? 1 : 0;
   EXPECT_GE(md0_remaps, 64) << "32 reads of 1 MiB, two 512 KiB chunks each, or more pieces";
   EXPECT_LE(md0_remaps - static_cast<int>(maps.size()), skipped_probes(result)) << result.err;
   std::set<std::string> members_used;
   for (const auto& [piece, count] : mapped) members_used.insert(std::get<2>(piece));
   EXPECT_EQ(members_used.size(), 4U);
 
-  const auto targets = lines_of_kind(result.out, "target");
+  const auto targets = lines_starting_with(result.out, "target");
   EXPECT_FALSE(targets.empty()) << result.out;
   for (const auto& f : targets) {
     // target DEVICE TYPE BEGIN SECTORS SECTOR SIZE
@@ -112,7 +98,7 @@ TEST_F(MdDwarfTest, Raid1SaysWhichLegEachReadUsedAndWhy) {
                           "block_hasher -d __DEV__ -b 65536 -t 4 -n 64 --direct");
   ASSERT_EQ(result.status.code, 0) << result.err;
   const auto seen = remaps(result.out);
-  const auto legs = lines_of_kind(result.out, "leg");
+  const auto legs = lines_starting_with(result.out, "leg");
   EXPECT_GE(legs.size(), 64U) << result.out;
   std::map<std::string, int> per_leg;
   for (const auto& f : legs) {

@@ -19,21 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::vector<std::string>> lines_starting_with(const std::string& text,
-                                                          const std::string& word) {
-  std::vector<std::vector<std::string>> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::vector<std::string> fields;
-    std::string field;
-    while (words >> field) fields.push_back(field);
-    if (!fields.empty() && fields[0] == word) out.push_back(fields);
-  }
-  return out;
-}
-
 class VmTest : public ::testing::Test {
  protected:
   void SetUp() override { require_guest_tools(); }
