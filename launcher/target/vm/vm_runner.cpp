@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -142,13 +142,12 @@ std::string conf_words(const std::string& name, const std::vector<std::string>& 
 std::string reader_priority() {
   int staprun_nice = -10;
   if (const char* env = std::getenv("IOTAP_STAPRUN_NICE"); env != nullptr) {
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(env, &end, 10);
-    if (errno != 0 || end == env || *end != '\0' || value < -20 || value > 19)
-      throw UserError(std::string("IOTAP_STAPRUN_NICE='") + env +
+    const std::string_view text(env);
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), staprun_nice);
+    if (error != std::errc() || end != text.data() + text.size() || staprun_nice < -20 ||
+        staprun_nice > 19)
+      throw UserError("IOTAP_STAPRUN_NICE='" + std::string(text) +
                       "' is not a niceness (a whole number from -20 to 19); unset it");
-    staprun_nice = static_cast<int>(value);
   }
   return "IOTAP_STAPRUN_NICE=" + std::to_string(staprun_nice) +
          "\nIOTAP_COMMAND_NICE=" + std::to_string(-staprun_nice) + "\n";
