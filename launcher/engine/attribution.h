@@ -6,9 +6,13 @@
 //                        goes to that bio's device (and its layer); a leaf's whole Q..C goes
 //                        to "member device"
 //   completion back up   the root's C to RD
-// The pieces add up to the read's latency. Kept: the latency histogram, per-layer sums, per
-// latency bucket the time charged to each device (so the slowest 1%'s shares can be read at
-// the end without keeping every read), and the N slowest reads' waterfalls.
+// The pieces add up to the request's latency. A request none of whose bios completed before it
+// ended (a page-cache hit, a buffered write) reached no device: it is counted as such, and
+// left out of the layers, the tail and the waterfalls, which are about time spent below.
+// Kept: latency histograms (all requests, per kind, those that reached a device), per-layer
+// sums, per latency bucket the time charged to each device and the requests in it (so the
+// slowest tenth's shares can be read at the end without keeping every request), and the N
+// slowest requests' waterfalls.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -32,13 +36,21 @@ class Attribution {
 
   [[nodiscard]] const Histogram& latency() const { return latency_; }
   [[nodiscard]] uint64_t errors() const { return errors_; }
+  [[nodiscard]] uint64_t without_block_io() const { return without_block_io_; }
+  // Reads, writes, flushes: those seen, in that order.
+  [[nodiscard]] std::vector<RequestKind> kinds() const;
   // The layers, in LayerId order: mean per read and share of all reads' time.
   [[nodiscard]] std::vector<Layer> layers() const;
   // Slowest first.
   [[nodiscard]] std::vector<Waterfall> slowest() const;
-  // Over the reads at or above the q-th percentile (their whole latency bucket, so at least
-  // one read): the fraction of their time charged to `devices`.
-  [[nodiscard]] double share_of_tail(const std::vector<size_t>& devices, double q) const;
+  // Over the requests that reached a device, the slowest `fraction` of them (from the
+  // (1 - fraction) percentile up, its whole latency bucket, so at least one request): the part of
+  // their time charged to `devices`, and how many requests that is.
+  struct TailShare {
+    double share = 0;
+    uint64_t requests = 0;
+  };
+  [[nodiscard]] TailShare share_of_tail(const std::vector<size_t>& devices, double fraction) const;
 
  private:
   struct Charge {
@@ -47,8 +59,13 @@ class Attribution {
     uint64_t ns;
   };
   struct Tail {
+    uint64_t requests = 0;
     double latency_ns = 0;
     std::vector<double> device_ns;  // by device index
+  };
+  struct Kind {
+    Histogram latency;
+    uint64_t errors = 0, without_block_io = 0;
   };
 
   // The critical path below `root`, root first.
@@ -59,8 +76,11 @@ class Attribution {
   const BioPool& pool_;
   const Stack& stack_;
   size_t slowest_;
-  Histogram latency_;
+  Histogram latency_;            // every request
+  Histogram io_latency_;         // those that reached a device: the tail is read from it
+  std::array<Kind, 3> kinds_{};  // R, W, F
   uint64_t errors_ = 0;
+  uint64_t without_block_io_ = 0;
   std::array<double, kLayers> layer_ns_{};
   double total_ns_ = 0;
   std::map<size_t, Tail> tail_;  // by latency bucket: bounded by the histogram's buckets

@@ -96,8 +96,10 @@ void BioTracker::queue(const Event& event) {
     }
     abandon(it->second);
   }
-  const Request* request = stack_.is_top(device) ? requests_.open_on(event.tid) : nullptr;
+  const bool top = stack_.is_top(device);
+  const Request* request = top ? requests_.open_on(event.tid) : nullptr;
   const uint32_t index = make(event, device, event.sector, event.bytes, kNoNode, BioNode::io);
+  if (top && request == nullptr) count_unrequested(event);
   if (request != nullptr) {
     pool_[index].flags |= BioNode::has_request;
     pool_[index].request = request->id;
@@ -119,6 +121,18 @@ void BioTracker::split(const Event& event) {
   if (event.sector >= up.sector)
     up.split_off = std::max(up.split_off, event.sector - up.sector + sectors_of(event.bytes));
   make(event, up.device, event.sector, event.bytes, parent_index, 0);
+}
+
+void BioTracker::count_unrequested(const Event& event) {
+  if (event.rw == 'R')
+    ++unrequested_.reads;
+  else if (event.rw == 'W' && event.bytes == 0)
+    ++unrequested_.flushes;
+  else if (event.rw == 'W')
+    ++unrequested_.writes;
+  else
+    ++unrequested_.others;
+  unrequested_.bytes += event.bytes;
 }
 
 uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) const {

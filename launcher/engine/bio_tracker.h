@@ -49,6 +49,7 @@ class BioTracker {
   void settle_all();
 
   const BioStats& stats() const { return stats_; }
+  const Unrequested& unrequested() const { return unrequested_; }
   size_t in_flight() const { return by_address_.size(); }
 
  private:
@@ -64,6 +65,8 @@ class BioTracker {
   void drop(uint32_t index);     // ended without a completion, with the stages of the same bio
   void forget(uint32_t index);   // no longer in flight: out of the address map and device list
   bool member_of_md_or_dm(uint32_t index) const;
+  // A bio on a top device queued while its thread had no request open.
+  void count_unrequested(const Event& event);
   // Ends the bios the D on `cpu` covered; `next_seq` is the SEQ of the event on that CPU that
   // came next (0 if none).
   void settle(uint32_t cpu, uint64_t next_seq);
@@ -88,6 +91,7 @@ class BioTracker {
   size_t covered_cpus_ = 0;                        // CPUs with bios in covered_
   std::unordered_map<uint64_t, uint64_t> issued_;  // requests issued: RQ -> I's time
   BioStats stats_;
+  Unrequested unrequested_;
 };
 
 }  // namespace iotap::engine

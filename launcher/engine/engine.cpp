@@ -39,18 +39,6 @@ bool number_near(std::string_view line, std::string_view marker, bool before, ui
   return ec == std::errc() && stop == line.data() + end;
 }
 
-Latency latency_of(const Histogram& h) {
-  Latency l;
-  l.count = h.count();
-  if (l.count == 0) return l;
-  l.mean_us = h.mean() / 1000;
-  l.p50_us = static_cast<double>(h.percentile(0.50)) / 1000;
-  l.p95_us = static_cast<double>(h.percentile(0.95)) / 1000;
-  l.p99_us = static_cast<double>(h.percentile(0.99)) / 1000;
-  l.max_us = static_cast<double>(h.max()) / 1000;
-  return l;
-}
-
 }  // namespace
 
 struct Engine::Impl {
@@ -62,6 +50,7 @@ struct Engine::Impl {
         attribution(pool, stack, options.slowest),
         remaps(stack),
         sorter(options.reorder_window_ns, options.reorder_window_events),
+        request_source(options.requests),
         other_line(options.other_line) {}
 
   void line(std::string_view text) {
@@ -120,6 +109,22 @@ struct Engine::Impl {
       case Kind::rq_complete:
         bios.rq_complete(event);
         return;
+      case Kind::sys_start:
+        if (!stack.takes_requests(event.dev)) {
+          // A call on another file or device (the program's own libraries, its output): not
+          // followed, and the thread is in it, not in an earlier call that lost its end.
+          requests.abandon_on(event.tid);
+          ++requests_elsewhere;
+          return;
+        }
+        requests.start_syscall(event);
+        return;
+      case Kind::sys_done:
+        // No call open on the thread: one left out at its start (on a pipe, say), or elsewhere.
+        requests.done_on_thread(event, [this](const Request& r, uint64_t end, int64_t result) {
+          attribution.finish(r, end, result);
+        });
+        return;
     }
   }
 
@@ -130,8 +135,12 @@ struct Engine::Impl {
 
     Result result;
     result.events = events;
+    result.request_source = request_source;
     result.requests = latency_of(attribution.latency());
     result.request_errors = attribution.errors();
+    result.request_kinds = attribution.kinds();
+    result.requests_without_block_io = attribution.without_block_io();
+    result.unrequested = bios.unrequested();
     result.layers = attribution.layers();
     result.slowest = attribution.slowest();
     stats.resize(stack.size());
@@ -165,6 +174,7 @@ struct Engine::Impl {
     result.stream.abandoned_bios = bios.stats().abandoned;
     result.stream.bios_in_flight = bios.in_flight();
     result.stream.requests_unfinished = requests.open() + requests.abandoned();
+    result.stream.requests_elsewhere = requests_elsewhere;
     result.stream.peak_held = pool.capacity();  // freed nodes are reused before it grows
     result.remap_check.checked = remaps.checked();
     result.remap_check.mismatches = remaps.mismatches();
@@ -185,8 +195,14 @@ struct Engine::Impl {
   uint64_t events = 0;
   uint64_t other_lines = 0;
   uint64_t unmatched_read_ends = 0;
+  uint64_t requests_elsewhere = 0;
+  RequestSource request_source;
   std::function<void(std::string_view)> other_line;
 };
+
+const char* to_string(RequestSource source) {
+  return source == RequestSource::syscall ? "syscall" : "usdt";
+}
 
 Engine::Engine(std::vector<StackDevice> stack, const Options& options)
     : impl_(std::make_unique<Impl>(std::move(stack), options)) {}

@@ -2,6 +2,7 @@
 // One event of docs/event-format.md as a plain struct: what the tokenizer makes of a line and
 // what every later stage reads.
 #include <cstdint>
+#include <string_view>
 
 namespace iotap::engine {
 
@@ -14,6 +15,8 @@ enum class Kind : uint8_t {
   complete,
   rq_issue,     // I: a request-based disk takes a request to the device
   rq_complete,  // D: the device finished (part of) a request
+  sys_start,    // SS: the program entered an I/O system call
+  sys_done,     // SD: the same thread's system call returned
 };
 
 struct Event {
@@ -22,7 +25,7 @@ struct Event {
   uint32_t cpu = 0;
   int32_t tid = 0;
   Kind kind = Kind::queue;
-  char rw = '-';
+  char rw = '-';             // Q, X: R, W or -; SS: R, W or F (fsync, fdatasync)
   uint64_t id = 0;           // RS, RD: the request; Q, X, M, C: the bio's address; I, D: RQ
   uint64_t parent = 0;       // X: the bio it was cut from; I: the request's first bio
   uint32_t dev = 0;          // Q, M, I, D
@@ -30,10 +33,26 @@ struct Event {
   uint64_t sector = 0;       // Q, X, M, I, D
   uint64_t bytes = 0;        // Q, X, M, I, D
   uint64_t from_sector = 0;  // M
-  int64_t value = 0;         // RD: the read's result; C, D: the block status
+  int64_t value = 0;         // RD, SD: the call's result; C, D: the block status
   // RS only.
   int32_t thread = 0;
-  uint64_t block = 0, offset = 0, size = 0;
+  uint64_t block = 0;
+  uint64_t offset = 0, size = 0;  // RS, SS
+  // SS only: which call (syscall_name()), the file's inode, O_DIRECT. DEV is the file's device.
+  uint8_t syscall = 0;
+  bool direct = false;
+  uint64_t inode = 0;
+};
+
+// The I/O system calls SS names, in the order of their index; F marks fsync and fdatasync.
+struct Syscall {
+  std::string_view name;
+  char op;  // R, W or F
+};
+inline constexpr Syscall kSyscalls[] = {
+    {"read", 'R'},    {"pread64", 'R'},  {"readv", 'R'},    {"preadv", 'R'},
+    {"preadv2", 'R'}, {"write", 'W'},    {"pwrite64", 'W'}, {"writev", 'W'},
+    {"pwritev", 'W'}, {"pwritev2", 'W'}, {"fsync", 'F'},    {"fdatasync", 'F'},
 };
 
 }  // namespace iotap::engine

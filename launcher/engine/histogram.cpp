@@ -62,4 +62,16 @@ uint64_t Histogram::percentile(double q) const {
   return max_;
 }
 
+Latency latency_of(const Histogram& h) {
+  Latency l;
+  l.count = h.count();
+  if (l.count == 0) return l;
+  l.mean_us = h.mean() / 1000;
+  l.p50_us = static_cast<double>(h.percentile(0.50)) / 1000;
+  l.p95_us = static_cast<double>(h.percentile(0.95)) / 1000;
+  l.p99_us = static_cast<double>(h.percentile(0.99)) / 1000;
+  l.max_us = static_cast<double>(h.max()) / 1000;
+  return l;
+}
+
 }  // namespace iotap::engine

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "iotap/engine.h"
+
 namespace iotap::engine {
 
 class Histogram {
@@ -38,5 +40,8 @@ class Histogram {
   uint64_t min_ = UINT64_MAX;
   double sum_ = 0;
 };
+
+// Count, mean, p50, p95, p99 and max in microseconds, as the Result reports them.
+Latency latency_of(const Histogram& h);
 
 }  // namespace iotap::engine

@@ -2,14 +2,29 @@
 
 namespace iotap::engine {
 
-void RequestTracker::start(const Event& event) {
-  // A thread has one read open at a time: an earlier one still open lost its end.
-  if (const auto t = by_tid_.find(event.tid); t != by_tid_.end()) {
+void RequestTracker::abandon_on(int32_t tid) {
+  if (const auto t = by_tid_.find(tid); t != by_tid_.end()) {
     if (const auto it = open_.find(t->second); it != open_.end()) {
       close(it);
       ++abandoned_;
     }
   }
+}
+
+void RequestTracker::start_syscall(const Event& event) {
+  Event numbered = event;
+  numbered.id = next_syscall_id_++;
+  numbered.thread = event.tid;
+  start(numbered);
+  Request& request = open_.at(numbered.id);
+  request.op = event.rw;
+  request.syscall = event.syscall;
+  request.dev = event.dev;
+}
+
+void RequestTracker::start(const Event& event) {
+  // A thread has one request open at a time: an earlier one still open lost its end.
+  abandon_on(event.tid);
   if (const auto it = open_.find(event.id); it != open_.end()) {
     close(it);
     ++abandoned_;

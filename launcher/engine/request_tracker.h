@@ -1,6 +1,8 @@
 #pragma once
-// The user-level reads (USDT RS/RD): which read each thread has open, and which root bios each
-// read queued. A read ends at RD and goes, with its bio trees, to attribution.
+// The user-level requests: reads named by USDT probes (RS/RD) or I/O system calls (SS/SD).
+// Which request each thread has open, and which root bios each request queued. A request ends
+// at RD (by its id) or SD (by its thread: a thread is in one system call at a time) and goes,
+// with its bio trees, to attribution.
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -14,9 +16,12 @@ namespace iotap::engine {
 struct Request {
   uint64_t id = 0;
   int32_t tid = 0;
-  int32_t thread = 0;
+  int32_t thread = 0;  // RS: the program's thread index; SS: the tid
   uint64_t block = 0, offset = 0, size = 0;
   uint64_t start = 0;
+  char op = 'R';                // R, W or F (fsync, fdatasync)
+  int syscall = -1;             // SS: its index in kSyscalls; -1 for a USDT read
+  uint32_t dev = 0;             // SS: the file's device
   std::vector<uint32_t> roots;  // held in the pool until the read ends
 };
 
@@ -25,6 +30,12 @@ class RequestTracker {
   explicit RequestTracker(BioPool& pool) : pool_(pool) {}
 
   void start(const Event& event);
+  // SS: a new request, numbered here (the stream carries no id for it: counting in the probe
+  // would need a lock).
+  void start_syscall(const Event& event);
+  // Forgets what `tid` has open (an SS the engine does not follow came in: anything open there
+  // lost its end).
+  void abandon_on(int32_t tid);
 
   // The read `tid` has open, if any.
   const Request* open_on(int32_t tid) const {
@@ -46,6 +57,19 @@ class RequestTracker {
     return true;
   }
 
+  // SD: ends the call `event.tid` has open, as done() does. False if it has none (a call the
+  // probe left out at its start: on a pipe, say).
+  template <typename Finished>
+  bool done_on_thread(const Event& event, Finished&& finished) {
+    const auto t = by_tid_.find(event.tid);
+    if (t == by_tid_.end()) return false;
+    const auto it = open_.find(t->second);
+    if (it == open_.end()) return false;
+    finished(it->second, event.ts, event.value);
+    close(it);
+    return true;
+  }
+
   size_t open() const { return open_.size(); }
   uint64_t abandoned() const { return abandoned_; }
 
@@ -57,6 +81,7 @@ class RequestTracker {
   std::unordered_map<uint64_t, Request> open_;  // by request id
   std::unordered_map<int32_t, uint64_t> by_tid_;
   uint64_t abandoned_ = 0;  // reads whose thread started another before their end was seen
+  uint64_t next_syscall_id_ = 1;
 };
 
 }  // namespace iotap::engine

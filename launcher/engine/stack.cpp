@@ -121,6 +121,12 @@ std::string Stack::name_of(uint32_t dev) const {
   return it == by_dev_.end() ? dev_name(dev) : devices_[it->second].info.name;
 }
 
+bool Stack::takes_requests(uint32_t dev) const {
+  if (stack_size_ == 0) return true;
+  const auto it = by_dev_.find(dev);
+  return it != by_dev_.end() && is_top(it->second);
+}
+
 std::vector<size_t> Stack::subtree(size_t i) const {
   std::vector<size_t> out{i};
   for (size_t k = 0; k < out.size(); ++k)

@@ -50,6 +50,9 @@ class Stack {
   bool is_top(size_t i) const {
     return devices_[i].in_stack ? devices_[i].parent == SIZE_MAX : stack_size_ == 0;
   }
+  // A user request on `dev` (a system call on it, or on a file on it) is one iotap follows:
+  // `dev` is a top of the stack; with no stack at all, any device is.
+  bool takes_requests(uint32_t dev) const;
   // Every device below `i` in the stack, `i` included.
   std::vector<size_t> subtree(size_t i) const;
 

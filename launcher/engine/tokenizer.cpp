@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 #include <system_error>
 
 namespace iotap::engine {
@@ -34,6 +35,30 @@ class Fields {
     if (end_ - p_ < 1 || (p_ + 1 != end_ && p_[1] != ' ')) return fail();
     if (*p_ != 'R' && *p_ != 'W' && *p_ != '-') return fail();
     out = *p_++;
+    return true;
+  }
+
+  // A call SS names: its index in kSyscalls, and its R/W/F.
+  bool syscall(uint8_t& index, char& op) {
+    if (!skip_spaces()) return false;
+    const char* end = p_;
+    while (end != end_ && *end != ' ') ++end;
+    const std::string_view word(p_, static_cast<size_t>(end - p_));
+    for (size_t i = 0; i < std::size(kSyscalls); ++i) {
+      if (kSyscalls[i].name != word) continue;
+      index = static_cast<uint8_t>(i);
+      op = kSyscalls[i].op;
+      p_ = end;
+      return true;
+    }
+    return fail();
+  }
+
+  bool flag(bool& out) {
+    uint64_t value = 0;
+    if (!number(value)) return false;
+    if (value > 1) return fail();
+    out = value == 1;
     return true;
   }
 
@@ -95,6 +120,14 @@ bool kind_of(std::string_view word, Kind& kind) {
     kind = Kind::read_done;
     return true;
   }
+  if (word == "SS") {
+    kind = Kind::sys_start;
+    return true;
+  }
+  if (word == "SD") {
+    kind = Kind::sys_done;
+    return true;
+  }
   return false;
 }
 
@@ -144,6 +177,13 @@ Tokenized tokenize(std::string_view line, Event& event) {
     case Kind::rq_complete:
       read = f.number(event.id, 16) && f.dev(event.dev) && f.number(event.sector) &&
              f.number(event.bytes) && f.number(event.value);
+      break;
+    case Kind::sys_start:
+      read = f.syscall(event.syscall, event.rw) && f.dev(event.dev) && f.number(event.inode) &&
+             f.number(event.offset) && f.number(event.size) && f.flag(event.direct);
+      break;
+    case Kind::sys_done:
+      read = f.number(event.value);
       break;
   }
   if (!read) return {LineKind::malformed, "bad or missing field"};

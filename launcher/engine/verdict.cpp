@@ -89,12 +89,14 @@ std::vector<SlowMember> find_slow_members(const Stack& stack,
       result.mean_us = devices[named].latency.mean() / 1000;
       result.siblings_mean_us = comparison.siblings_mean_ns / 1000;
       result.siblings = siblings.size();
-      result.share_of_p99 = attribution.share_of_tail(stack.subtree(member), rules.tail_quantile);
+      const auto tail = attribution.share_of_tail(stack.subtree(member), rules.slowest_fraction);
+      result.share_of_slowest = tail.share;
+      result.slowest_requests = tail.requests;
       slow.push_back(std::move(result));
     }
   }
   std::stable_sort(slow.begin(), slow.end(), [](const SlowMember& a, const SlowMember& b) {
-    return a.share_of_p99 > b.share_of_p99;
+    return a.share_of_slowest > b.share_of_slowest;
   });
   return slow;
 }

@@ -6,7 +6,7 @@
 // it, for its mean and its median). The device named is then the deepest one on the chain of
 // single-member devices beneath the member (linear -> delay -> ram) whose own (exclusive) time
 // carries at least 80% of the member's time: `raid0(ram*3, linear(delay(ram, 20ms)))` names the
-// delay. Its share of the slowest reads' time is read from attribution.
+// delay. Its share of the slowest requests' time is read from attribution.
 //
 // Failing: a device whose ios failed while none of its members' did: where the errors start.
 #include <vector>
@@ -20,8 +20,8 @@
 namespace iotap::engine {
 
 struct VerdictRules {
-  double carries = 0.8;         // a device beneath carries the member's time from here
-  double tail_quantile = 0.99;  // share_of_p99 is over the reads from this quantile up
+  double carries = 0.8;  // a device beneath carries the member's time from here
+  double slowest_fraction = kSlowestFraction;  // share_of_slowest is over these requests
 };
 
 std::vector<SlowMember> find_slow_members(const Stack& stack,

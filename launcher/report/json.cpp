@@ -35,9 +35,24 @@ Json json(const engine::Result& r, std::string_view why) {
   Json out;
   out["schema"] = kSchema;
 
-  out["requests"] = {{"count", r.requests.count},
+  Json kinds = Json::array();
+  for (const auto& k : r.request_kinds)
+    kinds.push_back({{"op", k.op},
+                     {"count", k.count},
+                     {"errors", k.errors},
+                     {"without_block_io", k.without_block_io},
+                     {"latency_us", latency_us(k.latency)}});
+  out["requests"] = {{"source", engine::to_string(r.request_source)},
+                     {"count", r.requests.count},
                      {"errors", r.request_errors},
-                     {"latency_us", latency_us(r.requests)}};
+                     {"without_block_io", r.requests_without_block_io},
+                     {"latency_us", latency_us(r.requests)},
+                     {"kinds", std::move(kinds)}};
+  out["unrequested"] = {{"reads", r.unrequested.reads},
+                        {"writes", r.unrequested.writes},
+                        {"flushes", r.unrequested.flushes},
+                        {"others", r.unrequested.others},
+                        {"bytes", r.unrequested.bytes}};
 
   Json layers = Json::array();
   for (const auto& layer : r.layers)
@@ -75,7 +90,9 @@ Json json(const engine::Result& r, std::string_view why) {
                      {{"mean_us", s.mean_us},
                       {"siblings_mean_us", s.siblings_mean_us},
                       {"siblings", s.siblings},
-                      {"share_of_p99", s.share_of_p99}}}});
+                      {"share_of_slowest", s.share_of_slowest},
+                      {"slowest_fraction", engine::kSlowestFraction},
+                      {"slowest_requests", s.slowest_requests}}}});
   Json failing = Json::array();
   for (const auto& f : r.failing_members)
     failing.push_back({{"name", f.name},
@@ -113,6 +130,7 @@ Json json(const engine::Result& r, std::string_view why) {
            {"dwell_us",
             s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) / 1000 : 0.0}});
     slowest.push_back({{"request", w.request_id},
+                       {"call", w.call},
                        {"thread", w.thread},
                        {"offset", w.offset},
                        {"size", w.size},
@@ -128,7 +146,8 @@ Json json(const engine::Result& r, std::string_view why) {
                    {"untraced_split_completions", r.stream.untraced_split_completions},
                    {"abandoned_bios", r.stream.abandoned_bios},
                    {"bios_in_flight", r.stream.bios_in_flight},
-                   {"requests_unfinished", r.stream.requests_unfinished}};
+                   {"requests_unfinished", r.stream.requests_unfinished},
+                   {"requests_elsewhere", r.stream.requests_elsewhere}};
   return out;
 }
 

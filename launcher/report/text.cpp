@@ -33,21 +33,69 @@ std::string plural(uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string requests_line(const Result& r) {
+std::string latency_text(const Latency& l) {
+  return "mean " + us(l.mean_us) + ", p50 " + us(l.p50_us) + ", p95 " + us(l.p95_us) + ", p99 " +
+         us(l.p99_us) + ", max " + us(l.max_us);
+}
+
+// USDT: one line for block_hasher's reads. System calls: a line for all, a row per kind.
+std::string requests_lines(const Result& r) {
   const Latency& l = r.requests;
-  std::string text = "reads: " + plural(l.count, "read", "reads") + ", " +
+  if (r.request_source == engine::RequestSource::usdt) {
+    std::string text = "reads: " + plural(l.count, "read", "reads") +
+                       " (block_hasher's USDT probes), " +
+                       plural(r.request_errors, "error", "errors");
+    if (l.count > 0) text += "; latency us: " + latency_text(l);
+    if (r.requests_without_block_io > 0)
+      text += "; " + std::to_string(r.requests_without_block_io) + " reached no device";
+    return text + "\n";
+  }
+  std::string text = "requests: " + plural(l.count, "system call", "system calls") +
+                     " on the stack (read, write, fsync and their kin), " +
                      plural(r.request_errors, "error", "errors");
-  if (l.count > 0)
-    text += "; latency us: mean " + us(l.mean_us) + ", p50 " + us(l.p50_us) + ", p95 " +
-            us(l.p95_us) + ", p99 " + us(l.p99_us) + ", max " + us(l.max_us);
-  return text + "\n";
+  if (l.count > 0) text += "; latency us: " + latency_text(l);
+  text += "\n";
+  if (r.request_kinds.empty()) return text;
+  Table table({{"kind", Align::left},
+               {"calls", Align::right},
+               {"errors", Align::right},
+               {"no block I/O", Align::right},
+               {"mean us", Align::right},
+               {"p50 us", Align::right},
+               {"p99 us", Align::right},
+               {"max us", Align::right}});
+  for (const auto& k : r.request_kinds)
+    table.row({k.op, std::to_string(k.count), std::to_string(k.errors),
+               std::to_string(k.without_block_io), us(k.latency.mean_us), us(k.latency.p50_us),
+               us(k.latency.p99_us), us(k.latency.max_us)});
+  return text + table.render("  ") +
+         "  (no block I/O: served from the page cache, or buffered for writeback later)\n";
+}
+
+// Block I/O that no request caused, in a line of its own: it is charged to no request.
+std::string unrequested_line(const Result& r) {
+  const auto& u = r.unrequested;
+  if (u.reads + u.writes + u.flushes + u.others == 0) return "";
+  std::string items;
+  const auto add = [&](uint64_t n, const char* one, const char* many) {
+    if (n == 0) return;
+    if (!items.empty()) items += ", ";
+    items += plural(n, one, many);
+  };
+  add(u.reads, "read", "reads");
+  add(u.writes, "write", "writes");
+  add(u.flushes, "flush", "flushes");
+  add(u.others, "other bio", "other bios");
+  return "block I/O no request caused: " + items + " (" + std::to_string(u.bytes) +
+         " bytes: readahead, writeback by kernel threads, metadata); charged to no request\n";
 }
 
 std::string layers_table(const Result& r) {
   Table table({{"layer", Align::left}, {"mean us", Align::right}, {"share", Align::right}});
   for (const auto& layer : r.layers)
     table.row({layer.name, us(layer.mean_us), percent(layer.share)});
-  return "where the reads' time went (critical path, per read):\n" + table.render("  ");
+  return "where the requests' time went (critical path, per request that reached a device):\n" +
+         table.render("  ");
 }
 
 std::string devices_table(const Result& r) {
@@ -111,7 +159,10 @@ std::string verdict_lines(const Result& r, std::string_view why) {
     if (s.member != s.name) text += " under " + s.array;
     text += ": mean " + us(s.mean_us) + " us against " + us(s.siblings_mean_us) + " us for its " +
             plural(s.siblings, "sibling", "siblings");
-    if (shares) text += "; " + us(s.share_of_p99 * 100) + "% of the p99 reads' time";
+    if (shares && s.slowest_requests > 0)
+      text += "; " + us(s.share_of_slowest * 100) + "% of the slowest " +
+              us(engine::kSlowestFraction * 100) + "% of requests' time (" +
+              plural(s.slowest_requests, "request", "requests") + ")";
     text += "\n";
   }
   if (r.slow_members.empty()) text += "verdict: no slow member\n";
@@ -159,7 +210,10 @@ std::string stream_line(const Result& r) {
     text += ", " + plural(s.abandoned_bios, "bio", "bios") + " requeued before completing";
   if (s.bios_in_flight > 0) text += ", " + std::to_string(s.bios_in_flight) + " bios unfinished";
   if (s.requests_unfinished > 0)
-    text += ", " + plural(s.requests_unfinished, "read", "reads") + " unfinished";
+    text += ", " + plural(s.requests_unfinished, "request", "requests") + " unfinished";
+  if (s.requests_elsewhere > 0)
+    text += ", " + plural(s.requests_elsewhere, "system call", "system calls") +
+            " on files or devices outside the stack (not followed)";
   return text + "\n";
 }
 
@@ -173,11 +227,12 @@ std::string remap_lines(const Result& r) {
 }
 
 std::string waterfalls(const Result& r) {
-  std::string text = "slowest reads:\n";
+  const bool usdt = r.request_source == engine::RequestSource::usdt;
+  std::string text = usdt ? "slowest reads:\n" : "slowest requests:\n";
   for (const auto& w : r.slowest) {
-    text += "  read " + std::to_string(w.request_id) + " (thread " + std::to_string(w.thread) +
-            ", offset " + std::to_string(w.offset) + ", " + std::to_string(w.size) +
-            " bytes, result " + std::to_string(w.result) +
+    text += "  " + w.call + " " + std::to_string(w.request_id) + (usdt ? " (thread " : " (tid ") +
+            std::to_string(w.thread) + ", offset " + std::to_string(w.offset) + ", " +
+            std::to_string(w.size) + " bytes, result " + std::to_string(w.result) +
             "): " + us(static_cast<double>(w.latency_ns) / 1000) + " us\n";
     Table table({{"stage", Align::left},
                  {"device", Align::left},
@@ -197,26 +252,39 @@ std::string waterfalls(const Result& r) {
 }  // namespace
 
 std::string verdict_status_sentence(const Result& result) {
+  const bool usdt = result.request_source == engine::RequestSource::usdt;
+  const uint64_t requests = result.requests.count + result.stream.requests_unfinished;
   switch (engine::verdict_status(result)) {
     case engine::VerdictStatus::ok:
       return "";
     case engine::VerdictStatus::no_io:
-      return "no I/O seen: no read through the program's USDT probes and no block I/O, so "
-             "nothing to attribute";
+      return usdt ? "no I/O seen: no read through the program's USDT probes and no block I/O, so "
+                    "nothing to attribute"
+                  : "no I/O seen: no read, write or fsync system call on the stack and no block "
+                    "I/O, so nothing to attribute";
     case engine::VerdictStatus::no_requests:
-      return "no read seen through the program's USDT probes (it has none iotap knows, or they "
-             "did not fire): the members were compared on block I/O alone, and no read's time "
-             "is attributed";
+      return usdt ? "no read seen through the program's USDT probes (they did not fire; leave "
+                    "--requests out, or give --requests syscall, to follow its system calls): "
+                    "the members were compared on block I/O alone, and no read's time is "
+                    "attributed"
+                  : "no read, write or fsync system call on the stack's top device was seen (the "
+                    "program's I/O went elsewhere, or through calls iotap does not follow: "
+                    "io_uring, aio, mmap): the members were compared on block I/O alone, and no "
+                    "request's time is attributed";
     case engine::VerdictStatus::no_block_io:
-      return plural(result.requests.count + result.stream.requests_unfinished, "read", "reads") +
-             " seen through the program's USDT probes, but no block I/O: none reached a device "
-             "(served from the page cache, or not from the stack's device?)";
+      return usdt ? plural(requests, "read", "reads") +
+                        " seen through the program's USDT probes, but no block I/O: none reached "
+                        "a device (served from the page cache, or not from the stack's device?)"
+                  : plural(requests, "system call", "system calls") +
+                        " on the stack, but no block I/O: none reached a device (served from the "
+                        "page cache, or writes buffered and not yet written back)";
   }
   return "";
 }
 
 std::string text(const Result& result, bool with_waterfalls, std::string_view why) {
-  std::string out = requests_line(result);
+  std::string out = requests_lines(result);
+  out += unrequested_line(result);
   out += "\n" + layers_table(result);
   out += "\n" + devices_table(result);
   out += service_table(result);

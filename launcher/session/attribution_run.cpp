@@ -12,6 +12,7 @@
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
 #include "iotap/session/program_output.h"
+#include "iotap/session/request_source.h"
 #include "iotap/session/traced_program.h"
 #include "iotap/stack/stack_json.h"
 #include "iotap/util/data_paths.h"
@@ -20,18 +21,22 @@
 
 namespace iotap::verbs {
 
-AttributionRun run_attribution(const TargetOptions& options, size_t slowest) {
-  require_one_program(options, "whose reads to follow");
+AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
+                               std::string_view requests) {
+  require_one_program(options, "whose requests to follow");
+  const ChosenSource source = choose_request_source(traced_program(options), requests);
   // The engine starts when the guest has said what the stack is; the stream follows.
   std::optional<engine::Engine> engine;
   std::vector<std::string> early_warnings;
   engine::Options engine_options{slowest};
+  engine_options.requests = source.source;
   engine_options.other_line = program_line_printer(options);
   const auto start_engine = [&](const std::vector<StackDevice>& devices) {
     if (!engine) engine.emplace(devices, engine_options);
   };
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
+  sinks.status(source.why);
   sinks.stack = start_engine;
   sinks.output = [&](std::string_view bytes) {
     start_engine({});  // --target local: no stack was reported
@@ -46,7 +51,9 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest) {
     }
   };
   AttributionRun out;
-  out.run = traced_run(data_paths().examples + "/events.stp", options, sinks);
+  const char* script =
+      source.source == engine::RequestSource::usdt ? "/events.stp" : "/syscall_events.stp";
+  out.run = traced_run(data_paths().examples + script, options, sinks);
   start_engine(out.run.devices);
   for (const auto& line : early_warnings) engine->note_stap_warning(line);
   out.result = engine->finish();
@@ -97,8 +104,15 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   namespace po = boost::program_options;
   TargetOptions options;
   size_t slowest = 0;
+  std::string requests;
   po::options_description visible;
   visible.add_options()("help,h", "show this help");
+  visible.add_options()(
+      "requests", po::value(&requests)->value_name("usdt|syscall"),
+      "which requests to follow: the program's USDT probes iotap knows (block_hasher's), or its "
+      "I/O system calls (read, pread64, readv, preadv, write, pwrite64, writev, pwritev, their "
+      "*v2 forms, fsync, fdatasync on the stack); default: usdt when the program has the "
+      "probes, else syscall");
   if (waterfalls) {
     visible.add_options()(
         "slowest",
@@ -112,7 +126,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
     return 0;
 
   OutputFile out(options.output_path);
-  const AttributionRun run = run_attribution(options, slowest);
+  const AttributionRun run = run_attribution(options, slowest, requests);
   // A verdict on no data is none (engine::VerdictStatus): say what was not seen and why, and
   // exit 3 when the verb's question has nothing to be answered from. Ctrl-C keeps its status.
   const engine::VerdictStatus status = engine::verdict_status(run.result);

@@ -44,7 +44,11 @@ iotap_unit_test(shell_words_test SOURCES util/shell_words_test.cpp util/lines_te
 iotap_unit_test(verbs_test
   SOURCES interval/device_table_test.cpp session/target_options_test.cpp
     session/output_file_test.cpp session/program_output_test.cpp interval/demo_verdict_test.cpp
+    session/request_source_test.cpp
   LIBS iotap_verbs)
+target_compile_definitions(verbs_test PRIVATE
+  BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher")
+add_dependencies(verbs_test block_hasher)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
 set(iotime ${CMAKE_SOURCE_DIR}/examples/iotime.stp)
@@ -97,7 +101,13 @@ iotap_cli_test(cli_diagnose_help_exit_statuses 0
   "the program's output: every line.*exit status:.*\n  3    attribute, diagnose.*\n  143  terminated" diagnose --help)
 iotap_cli_test(cli_latency_help_exit_statuses 0 "exit status:.*\n  130 .*\n  143 " latency --help)
 set_tests_properties(cli_latency_help_exit_statuses PROPERTIES FAIL_REGULAR_EXPRESSION "\n  3    ")
-iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose reads to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose requests to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_diagnose_requests_bad_value 2
+  "iotap: --requests must be 'usdt' \\(the program's USDT probes\\) or 'syscall'.*not 'usdtt'"
+  diagnose --target vm --stack "raid0(ram*2)" --requests usdtt -c "dd if=__DEV__ of=/dev/null")
+iotap_cli_test(cli_diagnose_requests_usdt_without_probes 2
+  "iotap: --requests usdt: /.*/dd has no USDT probes iotap knows.*leave --requests out"
+  diagnose --target vm --stack "raid0(ram*2)" --requests usdt -c "dd if=__DEV__ of=/dev/null")
 iotap_cli_test(cli_diagnose_bad_stack 2 "--stack: raid1 needs at least 2 members, got 1" diagnose --target vm --stack "raid1(ram)" -c block_hasher)
 
 # Numbers and stack specs that cannot work fail at once (issue 9): one line, exit 2, before any

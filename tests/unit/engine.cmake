@@ -3,5 +3,5 @@ iotap_unit_test(engine_test
   SOURCES engine/tokenizer_test.cpp engine/sorter_test.cpp engine/histogram_test.cpp
           engine/bio_tracker_test.cpp engine/attribution_test.cpp engine/verdict_test.cpp
           engine/remap_check_test.cpp engine/report_test.cpp engine/robustness_test.cpp
-          engine/verdict_status_test.cpp
+          engine/verdict_status_test.cpp engine/syscall_requests_test.cpp
   LIBS iotap_engine_internals iotap_report)

@@ -39,7 +39,7 @@ Result incident_like() {
 
 TEST(Report, JsonKeepsTheContract) {
   const nlohmann::ordered_json j = report::json(incident_like());
-  EXPECT_EQ(j["schema"], "iotap.attribution/1");
+  EXPECT_EQ(j["schema"], "iotap.attribution/2");
   EXPECT_EQ(j["requests"]["count"], 8);
   for (const char* key : {"mean", "p50", "p95", "p99", "max"})
     EXPECT_TRUE(j["requests"]["latency_us"][key].is_number()) << key;
@@ -62,7 +62,13 @@ TEST(Report, JsonKeepsTheContract) {
   EXPECT_EQ(slow["evidence"]["siblings"], 1);
   EXPECT_NEAR(slow["evidence"]["mean_us"].get<double>(), 50'037, 1);
   EXPECT_NEAR(slow["evidence"]["siblings_mean_us"].get<double>(), 77, 1);
-  EXPECT_GT(slow["evidence"]["share_of_p99"].get<double>(), 0.99);
+  EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.99);
+  EXPECT_EQ(slow["evidence"]["slowest_requests"], 4);  // dm-0's four reads, all in the top tenth
+  EXPECT_DOUBLE_EQ(slow["evidence"]["slowest_fraction"].get<double>(), 0.1);
+  EXPECT_EQ(j["requests"]["source"], "usdt");
+  EXPECT_EQ(j["requests"]["without_block_io"], 0);
+  ASSERT_EQ(j["requests"]["kinds"].size(), 1U);
+  EXPECT_EQ(j["requests"]["kinds"][0]["op"], "read");
   for (const char* key : {"sequence_gaps", "events_lost", "unmatched_completions",
                           "malformed_lines", "skipped_probes", "transport_failures"})
     EXPECT_EQ(j["loss"][key], 0) << key;
@@ -77,9 +83,12 @@ TEST(Report, JsonKeepsTheContract) {
 
 TEST(Report, TextReadsAtAGlance) {
   const std::string text = report::text(incident_like(), true);
-  EXPECT_NE(text.find("reads: 8 reads, 0 errors; latency us: mean "), std::string::npos) << text;
+  EXPECT_NE(text.find("reads: 8 reads (block_hasher's USDT probes), 0 errors; latency us: mean "),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("verdict: slow member dm-0 = delay(ram,50ms) in md0: mean 50037 us "
-                      "against 77 us for its 1 sibling; 100% of the p99 reads' time"),
+                      "against 77 us for its 1 sibling; 100% of the slowest 10% of requests' time "
+                      "(4 requests)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("loss: none\n"), std::string::npos) << text;

@@ -72,6 +72,23 @@ class Stream {
                 hex(rq) + " " + std::to_string(dev) + " " + std::to_string(sector) + " " +
                     std::to_string(bytes) + " " + std::to_string(error));
   }
+  // A system call starts (SS) on `dev`: `call` is its name ("pread64"), as the tapset prints it.
+  Stream& ss(uint64_t ts, uint32_t cpu, int tid, const std::string& call, uint32_t dev,
+             uint64_t offset, uint64_t size, bool direct = true) {
+    return line("SS", ts, cpu, tid,
+                call + " " + std::to_string(dev) + " 12 " + std::to_string(offset) + " " +
+                    std::to_string(size) + (direct ? " 1" : " 0"));
+  }
+  Stream& sd(uint64_t ts, uint32_t cpu, int tid, int64_t result) {
+    return line("SD", ts, cpu, tid, std::to_string(result));
+  }
+  // A bio queued for writing (Q with W); `bytes` 0 is a flush.
+  Stream& qw(uint64_t ts, uint32_t cpu, int tid, uint64_t bio, uint32_t dev, uint64_t sector,
+             uint64_t bytes) {
+    return line("Q", ts, cpu, tid,
+                hex(bio) + " " + std::to_string(dev) + " " + std::to_string(sector) + " " +
+                    std::to_string(bytes) + " W");
+  }
   // A line as it is, e.g. the program's own output.
   Stream& raw(const std::string& text) {
     text_ += text + "\n";

@@ -36,6 +36,35 @@ TEST(Tokenizer, ReadDoneWithErrno) {
   EXPECT_EQ(e.value, -5);
 }
 
+TEST(Tokenizer, SyscallStart) {
+  const Event e = parse("SS 1795472852607448880 1 18 168 pwritev2 9437184 103 4096 65536 1");
+  EXPECT_EQ(e.kind, Kind::sys_start);
+  EXPECT_EQ(e.tid, 168);
+  EXPECT_EQ(kSyscalls[e.syscall].name, "pwritev2");
+  EXPECT_EQ(e.rw, 'W');
+  EXPECT_EQ(e.dev, 9437184U);
+  EXPECT_EQ(e.inode, 103U);
+  EXPECT_EQ(e.offset, 4096U);
+  EXPECT_EQ(e.size, 65536U);
+  EXPECT_TRUE(e.direct);
+  EXPECT_EQ(parse("SS 1 0 1 7 fdatasync 9437184 103 0 0 0").rw, 'F');
+  EXPECT_EQ(parse("SS 1 0 1 7 read 9437184 103 0 4096 0").rw, 'R');
+}
+
+TEST(Tokenizer, SyscallDone) {
+  const Event e = parse("SD 1795472852491671960 1 2 168 -5");
+  EXPECT_EQ(e.kind, Kind::sys_done);
+  EXPECT_EQ(e.value, -5);
+}
+
+TEST(Tokenizer, SyscallLinesThatDoNotParse) {
+  parse("SS 1 0 1 7 openat 9437184 103 0 4096 0", LineKind::malformed);  // not a call it follows
+  parse("SS 1 0 1 7 read 9437184 103 0 4096 2", LineKind::malformed);    // O_DIRECT is 0 or 1
+  parse("SS 1 0 1 7 read 9437184 103 0 4096", LineKind::malformed);
+  parse("SD 1 0 1 7", LineKind::malformed);
+  parse("SD 1 0 1 7 5 6", LineKind::malformed);
+}
+
 TEST(Tokenizer, QueueWithHexAddress) {
   const Event e = parse("Q 1795378543012462720 1 7 142 ff2e07a4003d3c48 9437184 0 1048576 R");
   EXPECT_EQ(e.kind, Kind::queue);

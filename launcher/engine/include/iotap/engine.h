@@ -23,8 +23,15 @@
 
 namespace iotap::engine {
 
+// Where the user-level requests come from: the program's USDT probes (RS/RD: block_hasher's
+// reads) or its I/O system calls (SS/SD, any program). The stream says which by its events;
+// the caller says which it asked for, for the report's wording.
+enum class RequestSource : uint8_t { usdt, syscall };
+const char* to_string(RequestSource source);  // "usdt", "syscall"
+
 struct Options {
-  size_t slowest = 0;                       // waterfalls kept for the N slowest requests
+  size_t slowest = 0;  // waterfalls kept for the N slowest requests
+  RequestSource requests = RequestSource::usdt;
   uint64_t reorder_window_ns = 50'000'000;  // events are held this long (in event time) ...
   size_t reorder_window_events = 65'536;    // ... or until this many are held, to be merged
   // Optional. Each line of the stream that is neither an event nor the header: the traced
@@ -58,7 +65,8 @@ struct Stage {
 
 struct Waterfall {
   uint64_t request_id = 0;
-  int thread = 0;
+  int thread = 0;    // USDT: the program's thread index; system calls: the tid
+  std::string call;  // the system call ("pread64"), or "read" for a USDT read
   uint64_t offset = 0, size = 0;
   int64_t result = 0;
   uint64_t start_ns = 0;  // the read's start (RS), for reading stages relative to it
@@ -81,7 +89,32 @@ struct SlowMember {
   double mean_us = 0;              // the named device's mean io latency
   double siblings_mean_us = 0;     // median of the member's siblings' means
   size_t siblings = 0;
-  double share_of_p99 = 0;  // of the slowest 1% of requests' time, the part in its subtree
+  // Of the critical-path time of the slowest kSlowestFraction of the requests that reached a
+  // device, the part charged to its subtree; and how many requests that rests on.
+  double share_of_slowest = 0;
+  uint64_t slowest_requests = 0;
+};
+
+// The slowest tenth: at 64 requests that is 7 of them, enough for a share that does not hang
+// on one request (as the old p99 share did), few enough to be the tail.
+inline constexpr double kSlowestFraction = 0.10;
+
+// One kind of request: reads, writes or flushes (fsync, fdatasync).
+struct RequestKind {
+  std::string op;  // "read", "write", "flush"
+  uint64_t count = 0;
+  uint64_t errors = 0;            // returned -errno
+  uint64_t without_block_io = 0;  // ended with no bio of theirs completed: served from the page
+                                  // cache (reads), left to writeback (buffered writes)
+  Latency latency;
+};
+
+// Block I/O that no request caused: bios queued on a top device while no request was open on
+// the queueing thread (writeback by the kernel's flusher threads, readahead, a file system's
+// metadata, the partition scan when a device is opened). Counted apart, charged to no request.
+struct Unrequested {
+  uint64_t reads = 0, writes = 0, flushes = 0, others = 0;  // flushes: writes of no bytes
+  uint64_t bytes = 0;
 };
 
 // A member whose ios fail.
@@ -108,6 +141,7 @@ struct StreamInfo {
   uint64_t abandoned_bios = 0;       // an address queued again before its completion was seen
   uint64_t bios_in_flight = 0;       // at the end of the stream
   uint64_t requests_unfinished = 0;  // reads whose end never came
+  uint64_t requests_elsewhere = 0;   // system calls on files or devices outside the stack
   // The most reads and bios held at once: what the engine's memory grows with (not the
   // number of events).
   uint64_t peak_held = 0;
@@ -119,10 +153,15 @@ struct RemapCheck {
 };
 
 struct Result {
-  Latency requests;
-  uint64_t request_errors = 0;        // reads that returned -errno
+  RequestSource request_source = RequestSource::usdt;
+  Latency requests;                        // every request, whatever its kind
+  uint64_t request_errors = 0;             // requests that returned -errno
+  std::vector<RequestKind> request_kinds;  // read, write, flush: those seen
+  uint64_t requests_without_block_io = 0;  // of all kinds
+  Unrequested unrequested;
   std::vector<DeviceResult> devices;  // the stack's devices in the order given, then others
-  std::vector<Layer> layers;          // the five layers, always, in the order above
+  std::vector<Layer> layers;          // the five layers, always, in the order above; over the
+                                      // requests that reached a device
   std::vector<Waterfall> slowest;     // slowest first
   std::vector<SlowMember> slow_members;
   std::vector<FailingMember> failing_members;

@@ -1,8 +1,11 @@
 #pragma once
-// What `attribute` and `diagnose` share: examples/events.stp run under the target options, its
-// stream fed to the correlation engine as it arrives, the engine's result back.
+// What `attribute` and `diagnose` share: examples/events.stp (USDT reads) or
+// examples/syscall_events.stp (system calls; session/request_source.h chooses) run under the
+// target options, its stream fed to the correlation engine as it arrives, the engine's result
+// back.
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "iotap/engine.h"
 #include "iotap/session/target_options.h"
@@ -15,7 +18,9 @@ struct AttributionRun {
   engine::Result result;
 };
 
-AttributionRun run_attribution(const TargetOptions& options, size_t slowest);
+// `requests`: --requests's value ("usdt", "syscall"), "" to choose by the program's probes.
+AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
+                               std::string_view requests = {});
 
 // The whole of `attribute` and `diagnose`: their options (the target options, and --slowest N
 // when `waterfalls`), the run, and the report as text or JSON, on stdout or in -o's file.

@@ -1,0 +1,25 @@
+#pragma once
+// Which user-level requests `attribute` and `diagnose` follow: the program's USDT probes that
+// iotap knows (block_hasher's read_start and read_done) when it has them, else its I/O system
+// calls, which any program makes. --requests usdt|syscall overrides the choice.
+#include <string>
+#include <string_view>
+
+#include "iotap/engine.h"
+
+namespace iotap::verbs {
+
+struct ChosenSource {
+  engine::RequestSource source = engine::RequestSource::syscall;
+  std::string why;  // for the status line: "dd has no USDT probes iotap knows"
+};
+
+// `program`: the traced program's host path ("" when unknown); `asked`: --requests's value, ""
+// when not given. Throws UserError for a value that is neither, or for usdt asked of a program
+// without the probes.
+ChosenSource choose_request_source(const std::string& program, std::string_view asked);
+
+// True when `program` has block_hasher's read_start and read_done probes.
+bool has_known_usdt_requests(const std::string& program);
+
+}  // namespace iotap::verbs
