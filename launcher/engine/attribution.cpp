@@ -33,6 +33,53 @@ std::vector<uint32_t> Attribution::chain(uint32_t root) const {
   return path;
 }
 
+std::vector<Attribution::Segment> Attribution::critical_roots(const Request& request,
+                                                              uint64_t end) const {
+  // Roots still in flight (readahead the call did not wait for) are not what it waited on.
+  std::vector<uint32_t> done;
+  for (const uint32_t root : request.roots)
+    if (!pool_[root].has(BioNode::in_flight)) done.push_back(root);
+  std::sort(done.begin(), done.end(),
+            [this](uint32_t a, uint32_t b) { return pool_[a].end > pool_[b].end; });
+  // Backwards from the end: the root that completed last carries the request back to its
+  // start; before that, the root that completed last before it; and so on. An fsync's writes,
+  // then its flush, are each charged their own stretch.
+  std::vector<Segment> segments;
+  uint64_t cursor = std::max(end, request.start);
+  for (const uint32_t root : done) {
+    const BioNode& node = pool_[root];
+    const uint64_t low = std::clamp(node.start, request.start, cursor);
+    if (low >= cursor && !segments.empty()) continue;
+    segments.push_back({root, low, std::clamp(node.end, low, cursor), chain(root)});
+    cursor = low;
+  }
+  std::reverse(segments.begin(), segments.end());
+  return segments;
+}
+
+// Each bio's time is taken inside its parent's (and the root's inside its segment): a time
+// outside is not the request's (a stream cut or reordered can show one).
+void Attribution::charge_path(const Segment& segment, std::vector<Charge>& charges) const {
+  const auto clipped = [](const BioNode& node, uint64_t low, uint64_t high) {
+    const uint64_t a = std::clamp(node.start, low, high);
+    return std::pair{a, std::clamp(node.end, a, high)};
+  };
+  uint64_t low = segment.low;
+  uint64_t high = segment.high;
+  const auto& path = segment.path;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const BioNode& node = pool_[path[i]];
+    uint64_t own = high - low;
+    std::pair<uint64_t, uint64_t> child{low, low};
+    if (i + 1 < path.size()) {
+      child = clipped(pool_[path[i + 1]], low, high);
+      own -= child.second - child.first;
+    }
+    if (node.device != kNoDevice) charges.push_back({stack_[node.device].layer, node.device, own});
+    std::tie(low, high) = child;
+  }
+}
+
 void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
   const uint64_t latency = end > request.start ? end - request.start : 0;
   Kind& kind = kinds_[kind_of(request.op)];
@@ -43,15 +90,8 @@ void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
     ++kind.errors;
   }
 
-  // The root that completed last carries the request. Roots still in flight (readahead the
-  // call did not wait for) are not what it waited on.
-  uint32_t root = kNoNode;
-  for (const uint32_t candidate : request.roots) {
-    const BioNode& node = pool_[candidate];
-    if (node.has(BioNode::in_flight)) continue;
-    if (root == kNoNode || node.end > pool_[root].end) root = candidate;
-  }
-  if (root == kNoNode) {
+  const std::vector<Segment> segments = critical_roots(request, end);
+  if (segments.empty()) {
     // No bio of its own completed: served from the page cache, or buffered for writeback (or
     // its bios were lost, which the loss line counts). Its time was not spent below.
     ++without_block_io_;
@@ -61,37 +101,16 @@ void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
   io_latency_.add(latency);
   total_ns_ += static_cast<double>(latency);
 
+  // Between the segments, and before the first, the thread was not waiting on a bio of its
+  // own: before submit. After the last: completion back up. The pieces add up to the latency.
   std::vector<Charge> charges;
-  std::vector<uint32_t> path;
-  {
-    const BioNode& top = pool_[root];
-    const uint64_t submit = std::clamp(top.start, request.start, std::max(end, request.start));
-    charges.push_back({LayerId::before_submit, kNoDevice, submit - request.start});
-    path = chain(root);
-    // Each bio's time is taken inside its parent's (and the root's inside the request's): a
-    // time outside is not the request's (a stream cut or reordered can show one), and the
-    // pieces then add up to the request's latency exactly.
-    const uint64_t stop = std::max(end, submit);
-    const auto clipped = [](const BioNode& node, uint64_t low, uint64_t high) {
-      const uint64_t a = std::clamp(node.start, low, high);
-      return std::pair{a, std::clamp(node.end, a, high)};
-    };
-    auto [low, high] = clipped(top, submit, stop);
-    const uint64_t root_end = high;
-    for (size_t i = 0; i < path.size(); ++i) {
-      const BioNode& node = pool_[path[i]];
-      uint64_t own = high - low;
-      std::pair<uint64_t, uint64_t> child{low, low};
-      if (i + 1 < path.size()) {
-        child = clipped(pool_[path[i + 1]], low, high);
-        own -= child.second - child.first;
-      }
-      if (node.device != kNoDevice)
-        charges.push_back({stack_[node.device].layer, node.device, own});
-      std::tie(low, high) = child;
-    }
-    charges.push_back({LayerId::completion, kNoDevice, stop - root_end});
+  uint64_t at = request.start;
+  for (const Segment& segment : segments) {
+    charges.push_back({LayerId::before_submit, kNoDevice, segment.low - at});
+    charge_path(segment, charges);
+    at = segment.high;
   }
+  charges.push_back({LayerId::completion, kNoDevice, std::max(end, at) - at});
 
   Tail& tail = tail_[Histogram::bucket_of(latency)];
   ++tail.requests;
@@ -105,7 +124,7 @@ void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
 
   if (slowest_ == 0) return;
   if (heap_.size() == slowest_ && latency <= heap_.front().latency_ns) return;
-  heap_.push_back(waterfall(request, end, result, root, path));
+  heap_.push_back(waterfall(request, end, result, segments));
   std::push_heap(heap_.begin(), heap_.end(), slower);
   if (heap_.size() > slowest_) {
     std::pop_heap(heap_.begin(), heap_.end(), slower);
@@ -114,7 +133,7 @@ void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
 }
 
 Waterfall Attribution::waterfall(const Request& request, uint64_t end, int64_t result,
-                                 uint32_t root, const std::vector<uint32_t>& path) const {
+                                 const std::vector<Segment>& segments) const {
   Waterfall w;
   w.request_id = request.id;
   w.thread = request.thread;
@@ -125,19 +144,37 @@ Waterfall Attribution::waterfall(const Request& request, uint64_t end, int64_t r
   w.latency_ns = end > request.start ? end - request.start : 0;
   w.call = request.syscall >= 0 ? std::string(kSyscalls[static_cast<size_t>(request.syscall)].name)
                                 : "read";
-  const BioNode& top = pool_[root];
-  w.stages.push_back(
-      {layer_name(LayerId::before_submit), "", request.start, std::max(top.start, request.start)});
-  // One stage per device on the path: a split part is its bio's stage.
-  uint32_t device = kNoDevice;
-  for (const uint32_t index : path) {
-    const BioNode& node = pool_[index];
-    if (node.device == device || node.device == kNoDevice) continue;
-    device = node.device;
-    w.stages.push_back(
-        {layer_name(stack_[device].layer), stack_[device].info.name, node.start, node.end});
+  uint64_t at = request.start;
+  std::vector<uint32_t> last_devices;  // the path of the previous segment, one entry per device
+  size_t group = 0;                    // where the stages of that path begin in w.stages
+  for (const Segment& segment : segments) {
+    // One stage per device on the path: a split part is its bio's stage.
+    std::vector<uint32_t> devices;
+    std::vector<const BioNode*> nodes;
+    for (const uint32_t index : segment.path) {
+      const BioNode& node = pool_[index];
+      if (node.device == kNoDevice || (!devices.empty() && devices.back() == node.device)) continue;
+      devices.push_back(node.device);
+      nodes.push_back(&node);
+    }
+    if (devices == last_devices && segment.low == at && !devices.empty()) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        Stage& stage = w.stages[group + i];
+        stage.end_ns = std::max(stage.end_ns, nodes[i]->end);
+        ++stage.bios;
+      }
+    } else {
+      if (segment.low > at || w.stages.empty())
+        w.stages.push_back({layer_name(LayerId::before_submit), "", at, segment.low});
+      group = w.stages.size();
+      for (size_t i = 0; i < nodes.size(); ++i)
+        w.stages.push_back({layer_name(stack_[devices[i]].layer), stack_[devices[i]].info.name,
+                            nodes[i]->start, nodes[i]->end});
+      last_devices = std::move(devices);
+    }
+    at = segment.high;
   }
-  w.stages.push_back({layer_name(LayerId::completion), "", top.end, std::max(end, top.end)});
+  w.stages.push_back({layer_name(LayerId::completion), "", at, std::max(end, at)});
   return w;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// Where each read's time went. When a read ends, its time is cut along the critical path, the
-// chain of bios that completed last at every level:
+// Where each request's time went. When a request ends, its time is cut along the critical path:
+// backwards from its end, the root bio that completed last, then the root that completed last
+// before that one started (an fsync's writes, then its flush), and below each root the chain of
+// bios that completed last at every level:
 //   before submit        RS to the critical root bio's Q
 //   md / dm / member     at each level, the bio's time not covered by its critical child
 //                        goes to that bio's device (and its layer); a leaf's whole Q..C goes
@@ -68,10 +70,21 @@ class Attribution {
     uint64_t errors = 0, without_block_io = 0;
   };
 
+  // A stretch of the request carried by one root bio: [low, high] inside the request, and the
+  // critical path below the root, root first.
+  struct Segment {
+    uint32_t root = kNoNode;
+    uint64_t low = 0, high = 0;
+    std::vector<uint32_t> path;
+  };
+
   // The critical path below `root`, root first.
   [[nodiscard]] std::vector<uint32_t> chain(uint32_t root) const;
+  // The roots the request waited on, in time order; empty when none of its bios completed.
+  [[nodiscard]] std::vector<Segment> critical_roots(const Request& request, uint64_t end) const;
+  void charge_path(const Segment& segment, std::vector<Charge>& charges) const;
   [[nodiscard]] Waterfall waterfall(const Request& request, uint64_t end, int64_t result,
-                                    uint32_t root, const std::vector<uint32_t>& path) const;
+                                    const std::vector<Segment>& segments) const;
 
   const BioPool& pool_;
   const Stack& stack_;

@@ -128,7 +128,8 @@ Json json(const engine::Result& r, std::string_view why) {
            {"device", s.device},
            {"start_us", since(w.start_ns, s.start_ns)},
            {"dwell_us",
-            s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) / 1000 : 0.0}});
+            s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) / 1000 : 0.0},
+           {"bios", s.bios}});
     slowest.push_back({{"request", w.request_id},
                        {"call", w.call},
                        {"thread", w.thread},

@@ -242,7 +242,9 @@ std::string waterfalls(const Result& r) {
       const double start = s.start_ns >= w.start_ns ? static_cast<double>(s.start_ns - w.start_ns)
                                                     : -static_cast<double>(w.start_ns - s.start_ns);
       const double dwell = s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) : 0;
-      table.row({s.layer, s.device, us(start / 1000), us(dwell / 1000)});
+      const std::string device =
+          s.bios > 1 ? s.device + " (" + std::to_string(s.bios) + " bios)" : s.device;
+      table.row({s.layer, device, us(start / 1000), us(dwell / 1000)});
     }
     text += table.render("    ");
   }

@@ -61,6 +61,9 @@ struct Stage {
   std::string layer;   // "before submit", "md", "dm", "member device", "completion back up"
   std::string device;  // empty for before submit and completion back up
   uint64_t start_ns = 0, end_ns = 0;
+  // Bios the stage stands for: a request that waited on many root bios one after another (an
+  // fsync's writes) shows those with the same path as one stage, first start to last end.
+  uint64_t bios = 1;
 };
 
 struct Waterfall {

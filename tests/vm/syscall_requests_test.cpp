@@ -1,0 +1,162 @@
+// Requests from any program's system calls, for real in the guest: dd (coreutils, dynamic) and
+// busybox's dd (static) reading and writing through md/dm, checked against what dd itself says
+// it did (its "N+0 records in/out" and elapsed time), not against iotap's own arithmetic.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "iotap/util/temp_dir.h"
+#include "iotap_cli.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+struct DdRun {
+  json result;
+  Captured run;
+  int records_in = -1, records_out = -1;  // full records, as dd counts them
+  double seconds = 0;                     // dd's own elapsed time
+};
+
+class SyscallRequestsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
+  }
+
+  DdRun run_dd(const std::vector<std::string>& verb, const std::string& stack,
+               const std::string& command) {
+    std::vector<std::string> args = verb;
+    for (const char* a : {"--json", "--target", "vm", "--stack"}) args.emplace_back(a);
+    args.push_back(stack);
+    args.emplace_back("-c");
+    args.push_back(command);
+    DdRun out;
+    out.run = run_iotap(args, tmp_.path());
+    EXPECT_EQ(out.run.status.code, 0) << out.run.err;
+    try {
+      out.result = json::parse(out.run.out);
+    } catch (const json::exception& e) {
+      ADD_FAILURE() << e.what() << "\n" << out.run.out << out.run.err;
+    }
+    std::smatch m;
+    // coreutils: "64+0 records in", "... copied, 0.0579937 s, ..."; busybox: "64+0 records in",
+    // "... copied, 0.005 seconds, ..." (the program's lines come back on stderr as "[dd] ...").
+    if (std::regex_search(out.run.err, m, std::regex(R"((\d+)\+\d+ records in)")))
+      out.records_in = std::stoi(m[1]);
+    if (std::regex_search(out.run.err, m, std::regex(R"((\d+)\+\d+ records out)")))
+      out.records_out = std::stoi(m[1]);
+    if (std::regex_search(out.run.err, m, std::regex(R"(copied, ([0-9.]+) s)")))
+      out.seconds = std::stod(m[1]);
+    return out;
+  }
+
+  static const json* kind(const json& result, const std::string& op) {
+    for (const auto& k : result["requests"]["kinds"])
+      if (k["op"] == op) return &k;
+    ADD_FAILURE() << "no " << op << " requests in " << result["requests"].dump();
+    return nullptr;
+  }
+
+  TempDir tmp_{"iotap-syscall-test"};
+};
+
+// The issue's own command: dd names the slow member, its reads are attributed, and the share
+// is stable (it rests on the slowest tenth, printed beside it).
+TEST_F(SyscallRequestsTest, DdReadingTheIncidentIsAttributedReadByRead) {
+  const DdRun dd = run_dd({"diagnose"}, "raid0(ram*7, delay(ram, 50ms))",
+                          "dd if=__DEV__ of=/dev/null bs=1M count=64 iflag=direct");
+  const json& r = dd.result;
+  EXPECT_EQ(r["requests"]["source"], "syscall");
+  ASSERT_EQ(dd.records_in, 64) << dd.run.err;
+  EXPECT_EQ(r["requests"]["count"], dd.records_in);  // every read dd made, and nothing else
+  const json* reads = kind(r, "read");
+  ASSERT_NE(reads, nullptr);
+  EXPECT_EQ((*reads)["without_block_io"], 0);  // O_DIRECT: each read reached the devices
+  // The reads' time is most of dd's elapsed time: the sum of what iotap timed lies within it.
+  const double read_seconds = r["requests"]["latency_us"]["mean"].get<double>() * 64 / 1e6;
+  EXPECT_LE(read_seconds, dd.seconds * 1.02) << dd.run.err;
+  EXPECT_GE(read_seconds, dd.seconds * 0.7) << dd.run.err;
+  ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
+  const auto& slow = r["verdict"]["slow_members"][0];
+  EXPECT_EQ(slow["spec"], "delay(ram,50ms)");
+  EXPECT_GE(slow["evidence"]["slowest_requests"].get<int>(), 7);  // a tenth of 64, at least
+  EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.5);
+  EXPECT_NE(dd.run.err.find("following dd's I/O system calls (it has no USDT probes iotap knows)"),
+            std::string::npos)
+      << dd.run.err;
+}
+
+// raid1 writes fan out to both legs and complete with the slower: the slow leg is named.
+TEST_F(SyscallRequestsTest, DirectWritesOnRaid1NameTheSlowLeg) {
+  const DdRun dd = run_dd({"diagnose"}, "raid1(ram, delay(ram, 20ms))",
+                          "dd if=/dev/zero of=__DEV__ bs=64k count=64 oflag=direct");
+  const json& r = dd.result;
+  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
+  const json* writes = kind(r, "write");
+  ASSERT_NE(writes, nullptr);
+  EXPECT_EQ((*writes)["count"], dd.records_out);
+  EXPECT_EQ((*writes)["without_block_io"], 0);
+  ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
+  const auto& slow = r["verdict"]["slow_members"][0];
+  EXPECT_EQ(slow["spec"], "delay(ram,20ms)");
+  EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.5);
+  // Both legs wrote every write: 64 writes of 64 KiB each (and md's own superblock update).
+  for (const auto& d : r["devices"])
+    if (d["parent"] == "md0") {
+      EXPECT_GE(d["bytes"].get<uint64_t>(), 64U * 65536) << d.dump();
+    }
+}
+
+// Buffered writes reach no device; the fsync that writes them back carries their time.
+TEST_F(SyscallRequestsTest, BufferedWritesThenFsyncChargeTheFsync) {
+  const DdRun dd = run_dd({"attribute", "--slowest", "1"}, "raid1(ram, delay(ram, 20ms))",
+                          "dd if=/dev/zero of=__DEV__ bs=4k count=64 conv=fsync");
+  const json& r = dd.result;
+  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
+  const json* writes = kind(r, "write");
+  const json* flushes = kind(r, "flush");
+  ASSERT_TRUE(writes != nullptr && flushes != nullptr);
+  EXPECT_EQ((*writes)["count"], 64);
+  EXPECT_EQ((*writes)["without_block_io"], 64);  // buffered: the page cache took them
+  EXPECT_EQ((*flushes)["count"], 1);
+  EXPECT_EQ((*flushes)["without_block_io"], 0);
+  ASSERT_EQ(r["slowest"].size(), 1U);
+  const auto& fsync = r["slowest"][0];
+  EXPECT_EQ(fsync["call"], "fsync");
+  // dm-delay's 20 ms per write is the fsync's wait: the dm layer carries most of it.
+  double dm_share = 0;
+  for (const auto& layer : r["layers"])
+    if (layer["name"] == "dm") dm_share = layer["share"];
+  EXPECT_GT(dm_share, 0.5) << r["layers"].dump();
+  // The fsync wrote the 64 pages back itself: md0 carried at least their 256 KiB.
+  for (const auto& d : r["devices"])
+    if (d["name"] == "md0") {
+      EXPECT_GE(d["bytes"].get<uint64_t>(), 64U * 4096);
+    }
+}
+
+// A statically linked program (busybox) reading through the page cache: readahead serves most
+// reads, which are counted as having reached no device rather than charged to "before submit".
+TEST_F(SyscallRequestsTest, AStaticProgramsBufferedReadsAreCountedHonestly) {
+  const DdRun dd = run_dd({"attribute"}, "raid0(ram*3, delay(ram, 5ms))",
+                          "busybox dd if=__DEV__ of=/dev/null bs=4k count=256");
+  const json& r = dd.result;
+  EXPECT_EQ(r["requests"]["source"], "syscall");
+  ASSERT_EQ(dd.records_in, 256) << dd.run.err;
+  const json* reads = kind(r, "read");
+  ASSERT_NE(reads, nullptr);
+  EXPECT_EQ((*reads)["count"], 256);
+  const int cached = (*reads)["without_block_io"];
+  EXPECT_GT(cached, 128);  // readahead fetched ahead of dd: most reads found their pages
+  EXPECT_LT(cached, 256);  // and some waited on the bios they (or readahead in them) queued
+}
+
+}  // namespace
+}  // namespace iotap::test
