@@ -9,18 +9,22 @@ namespace {
 constexpr const char* kHelp =
     R"(usage: iotap diagnose -c CMD [--target local|vm] [--stack SPEC] [--json]
 
-Names the slow member (or members) of an md/dm stack while the program reads through it. Each
-member's read latency is compared with its siblings' (the other members of the same array or
-dm device): a member is slow when its mean is more than 3 times, and more than 1 ms above, the
+Names the slow member (or members) of an md/dm stack while the program reads or writes through
+it. Each member's io latency is compared with its siblings' (the other members of the same array
+or dm device): a member is slow when its mean is more than 3 times, and more than 1 ms above, the
 median of its siblings'. Below a slow member, iotap follows single-member chains (a linear over
 a delay, say) down to the device that carries the time. The evidence: its latency against its
-siblings', and its share of the time of the slowest 1% of the program's reads (p99 and above).
-A healthy stack gets "no slow member".
+siblings', and its share of the critical-path time of the slowest 10% of the program's requests,
+with how many requests that is. The requests are the program's USDT reads when it has probes
+iotap knows (block_hasher's), else its I/O system calls (any program: dd, fio, a database);
+--requests usdt|syscall chooses. A healthy stack gets "no slow member".
 
 examples:
   iotap diagnose --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
       -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
   iotap diagnose --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4' --json
+  iotap diagnose --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
+      -c 'dd if=__DEV__ of=/dev/null bs=1M count=64 iflag=direct'
 
 options)";
 
