@@ -263,7 +263,8 @@ std::string verdict_status_sentence(const Result& result) {
       return usdt ? "no I/O seen: no read through the program's USDT probes and no block I/O, so "
                     "nothing to attribute"
                   : "no I/O seen: no read, write or fsync system call on the stack and no block "
-                    "I/O, so nothing to attribute";
+                    "I/O, so nothing to attribute (does the program read or write the stack's top "
+                    "device, __DEV__ in -c, or a file on it?)";
     case engine::VerdictStatus::no_requests:
       return usdt ? "no read seen through the program's USDT probes (they did not fire; leave "
                     "--requests out, or give --requests syscall, to follow its system calls): "

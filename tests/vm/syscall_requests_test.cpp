@@ -169,5 +169,23 @@ TEST_F(SyscallRequestsTest, AStaticProgramsBufferedReadsAreCountedHonestly) {
   EXPECT_LT(cached, 256);  // and some waited on the bios they (or readahead in them) queued
 }
 
+// No data is no verdict: a program whose I/O never touches the stack gets "verdict: none", what
+// was not seen, what to check, and exit 3, not "no slow member".
+TEST_F(SyscallRequestsTest, AProgramThatNeverTouchesTheStackGetsNoVerdict) {
+  const auto run = run_iotap({"diagnose", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+                              "dd if=/dev/zero of=/dev/null bs=4k count=16"},
+                             tmp_.path());
+  EXPECT_EQ(run.status.code, 3) << run.out << run.err;
+  EXPECT_EQ(run.out.find("no slow member"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("verdict: none: no I/O seen: no read, write or fsync system call on the "
+                         "stack and no block I/O, so nothing to attribute (does the program read "
+                         "or write the stack's top device, __DEV__ in -c, or a file on it?)"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("dd exited with status 0"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("\niotap: nothing to attribute: no I/O seen"), std::string::npos)
+      << run.err;
+}
+
 }  // namespace
 }  // namespace iotap::test
