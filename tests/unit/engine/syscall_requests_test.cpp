@@ -113,6 +113,14 @@ TEST(SyscallRequests, AnFsyncIsChargedTheWritesAndFlushItsThreadQueues) {
   EXPECT_NEAR(r.layers[1].mean_us, 2990, 1e-9);  // md0's: both roots are md0 bios
   EXPECT_NEAR(r.layers[4].mean_us, 10, 1e-9);
   EXPECT_EQ(r.unrequested.writes + r.unrequested.flushes, 0U);
+  // The two stretches are back to back on the same path: one md0 stage standing for both.
+  ASSERT_EQ(r.slowest.size(), 1U);
+  const auto& stages = r.slowest[0].stages;
+  ASSERT_EQ(stages.size(), 3U);
+  EXPECT_EQ(stages[1].device, "md0");
+  EXPECT_EQ(stages[1].bios, 2U);
+  EXPECT_EQ(stages[1].start_ns, 10 * kUs);
+  EXPECT_EQ(stages[1].end_ns, 3 * kMs);
 }
 
 // A request that waited on one bio, then another (writes, then a flush): each root carries its
