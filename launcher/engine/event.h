@@ -1,6 +1,7 @@
 #pragma once
 // One event of docs/event-format.md as a plain struct: what the tokenizer makes of a line and
 // what every later stage reads.
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -49,10 +50,19 @@ struct Syscall {
   std::string_view name;
   char op;  // R, W or F
 };
-inline constexpr Syscall kSyscalls[] = {
-    {"read", 'R'},    {"pread64", 'R'},  {"readv", 'R'},    {"preadv", 'R'},
-    {"preadv2", 'R'}, {"write", 'W'},    {"pwrite64", 'W'}, {"writev", 'W'},
-    {"pwritev", 'W'}, {"pwritev2", 'W'}, {"fsync", 'F'},    {"fdatasync", 'F'},
-};
+inline constexpr std::array<Syscall, 12> kSyscalls = {{
+    {"read", 'R'},
+    {"pread64", 'R'},
+    {"readv", 'R'},
+    {"preadv", 'R'},
+    {"preadv2", 'R'},
+    {"write", 'W'},
+    {"pwrite64", 'W'},
+    {"writev", 'W'},
+    {"pwritev", 'W'},
+    {"pwritev2", 'W'},
+    {"fsync", 'F'},
+    {"fdatasync", 'F'},
+}};
 
 }  // namespace iotap::engine
