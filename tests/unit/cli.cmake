@@ -44,6 +44,7 @@ iotap_unit_test(shell_words_test SOURCES util/shell_words_test.cpp util/lines_te
 iotap_unit_test(verbs_test
   SOURCES interval/device_table_test.cpp session/target_options_test.cpp
     session/output_file_test.cpp session/program_output_test.cpp interval/demo_verdict_test.cpp
+    session/kernel_stats_json_test.cpp
   LIBS iotap_verbs)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.

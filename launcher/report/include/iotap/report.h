@@ -1,6 +1,6 @@
 #pragma once
 // The engine's Result for people (text tables) and for programs (JSON, schema
-// "iotap.attribution/1", documented in docs/engine.md).
+// "iotap.attribution/2", documented in docs/engine.md).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -9,7 +9,7 @@
 
 namespace iotap::report {
 
-inline constexpr const char* kSchema = "iotap.attribution/1";
+inline constexpr const char* kSchema = "iotap.attribution/2";
 
 // Requests, layers, devices, verdict, loss and the remap check; the slowest reads' waterfalls
 // when asked (and kept: Options::slowest). When the verdict has no data to stand on
