@@ -135,7 +135,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
       json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
     text = to_text(json);
   } else {
-    text = report::text(run.result, slowest > 0, why);
+    text = report::text(run.result, slowest > 0, why, run.run.kernel_stats);
   }
   out.write(text);
   if (exit == exit_status::kNothingAttributed)
