@@ -25,12 +25,13 @@ constexpr double kTickUs = 4000;
 enum class Bar {
   // Within 5% of the kernel's mean.
   kFivePercent,
-  // dm-delay releases bios on a jiffy timer: each io ends just after a tick, while it started
-  // anywhere in one, so the kernel's whole-jiffy count exceeds the io's time by the part of a
-  // tick it started into, half a tick on average. Its mean is above iotap's by less than a
-  // tick; against a short delay that is more than 5% (docs/engine.md, "Accuracy against the
-  // kernel's statistics").
-  kAboveByLessThanATick,
+  // Within one tick: dm-delay releases bios on a jiffy timer, so each io ends just after a tick
+  // while it started anywhere in one, and the kernel's whole-jiffy count exceeds the io's time
+  // by the part of a tick it started into: half a tick on average (2 ms), less the time from
+  // the tick to the completion (more on a busy host). Against a short delay that is more than
+  // 5%; what the kernel's granularity does guarantee is that each io, and so the mean, is off
+  // by less than a tick (docs/engine.md, "Accuracy against the kernel's statistics").
+  kWithinATick,
 };
 
 struct Case {
@@ -82,14 +83,15 @@ TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
     EXPECT_GE(ios, 64) << name;
     // dm counts an io per dm_io: a bio that dm does not split (no target boundary, no
     // max_io_len in these stacks) is one io for both.
-    EXPECT_EQ(ios, reads) << name << "\n" << result["stream"].dump();
+    EXPECT_EQ(ios, reads) << name << "\nstream: " << result["stream"].dump()
+                          << "\nloss: " << result["loss"].dump();
     EXPECT_EQ(kernel["writes"], 0) << name;
     if (c.bar == Bar::kFivePercent) {
       EXPECT_LE(std::abs(error), 0.05)
           << name << ": iotap " << mean << " us, kernel " << kernel_mean << " us";
     } else {
-      EXPECT_GT(kernel_mean, mean) << name;
-      EXPECT_LT(kernel_mean - mean, kTickUs) << name;
+      EXPECT_LT(std::abs(kernel_mean - mean), kTickUs)
+          << name << ": iotap " << mean << " us, kernel " << kernel_mean << " us";
     }
   }
   EXPECT_GT(dm_devices, 0) << result["devices"].dump();
@@ -103,8 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"linear(virtio(iops=40))", Bar::kFivePercent, "linear_virtio"},
         Case{"raid0(ram*3, delay(ram, 50ms))", Bar::kFivePercent, "raid0_delay50ms"},
         Case{"linear(delay(ram, 50ms))", Bar::kFivePercent, "linear_delay50ms"},
-        Case{"raid0(ram*3, delay(ram, 20ms))", Bar::kAboveByLessThanATick, "raid0_delay20ms"},
-        Case{"linear(delay(ram, 5ms))", Bar::kAboveByLessThanATick, "linear_delay5ms"}),
+        Case{"raid0(ram*3, delay(ram, 20ms))", Bar::kWithinATick, "raid0_delay20ms"},
+        Case{"linear(delay(ram, 5ms))", Bar::kWithinATick, "linear_delay5ms"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
