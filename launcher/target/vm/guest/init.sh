@@ -3,8 +3,8 @@
 #
 # The host (launcher/target/vm/vm_runner.cpp) talks to it over:
 #   ttyS0          kernel console, and this script's own progress; the host keeps it in a log
-#   ttyS1          control lines both ways: "status ...", "node ...", "exit N" from here;
-#                  "stop" from the host
+#   ttyS1          control lines both ways: "status ...", "node ...", "diskstat ...", "exit N"
+#                  from here; "stop" from the host
 #   org.iotap.out  (virtio-serial) the run's standard output: the script's and the program's
 #   org.iotap.err  (virtio-serial) the run's standard error
 # Everything run-specific comes in /iotap/ (the per-run part of the initramfs): run.conf,
