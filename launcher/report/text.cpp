@@ -1,7 +1,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "iotap/report.h"
 #include "table.h"
@@ -98,26 +100,42 @@ std::string layers_table(const Result& r) {
          table.render("  ");
 }
 
-std::string devices_table(const Result& r) {
-  Table table({{"device", Align::left},
-               {"spec", Align::left},
-               {"parent", Align::left},
-               {"ios", Align::right},
-               {"bytes", Align::right},
-               {"errors", Align::right},
-               {"mean us", Align::right},
-               {"p50 us", Align::right},
-               {"p95 us", Align::right},
-               {"p99 us", Align::right},
-               {"max us", Align::right},
-               {"own us", Align::right}});
+// The kernel's mean per read (its read ticks / reads), "-" where it kept none or saw no read.
+std::string kernel_mean(const KernelDiskStats& kernel, const std::string& device) {
+  const auto stats = kernel.find(device);
+  if (stats == kernel.end()) return "-";
+  const std::optional<double> mean = kernel_read_mean_us(stats->second);
+  return mean ? us(*mean) : "-";
+}
+
+std::string devices_table(const Result& r, const KernelDiskStats& kernel) {
+  std::vector<Table::Column> columns{
+      {"device", Align::left},   {"spec", Align::left},    {"parent", Align::left},
+      {"ios", Align::right},     {"bytes", Align::right},  {"errors", Align::right},
+      {"mean us", Align::right}, {"p50 us", Align::right}, {"p95 us", Align::right},
+      {"p99 us", Align::right},  {"max us", Align::right}, {"own us", Align::right}};
+  // Only when the target said (--target vm): a column of dashes would say nothing.
+  if (!kernel.empty()) columns.push_back({"kernel mean us", Align::right});
+  Table table(std::move(columns));
   for (const auto& d : r.devices) {
     const Latency& l = d.latency;
-    table.row({d.name, or_dash(d.spec), or_dash(d.parent), std::to_string(d.ios),
-               std::to_string(d.bytes), std::to_string(d.errors), us(l.mean_us), us(l.p50_us),
-               us(l.p95_us), us(l.p99_us), us(l.max_us), us(d.exclusive_us)});
+    std::vector<std::string> cells{d.name,
+                                   or_dash(d.spec),
+                                   or_dash(d.parent),
+                                   std::to_string(d.ios),
+                                   std::to_string(d.bytes),
+                                   std::to_string(d.errors),
+                                   us(l.mean_us),
+                                   us(l.p50_us),
+                                   us(l.p95_us),
+                                   us(l.p99_us),
+                                   us(l.max_us),
+                                   us(d.exclusive_us)};
+    if (!kernel.empty()) cells.push_back(kernel_mean(kernel, d.name));
+    table.row(std::move(cells));
   }
-  return "devices (queue to completion per io; own: not spent in a device below):\n" +
+  return std::string("devices (queue to completion per io; own: not spent in a device below") +
+         (kernel.empty() ? "" : "; kernel mean: the kernel's read ticks / reads") + "):\n" +
          table.render("  ");
 }
 
@@ -285,11 +303,12 @@ std::string verdict_status_sentence(const Result& result) {
   return "";
 }
 
-std::string text(const Result& result, bool with_waterfalls, std::string_view why) {
+std::string text(const Result& result, bool with_waterfalls, std::string_view why,
+                 const KernelDiskStats& kernel_stats) {
   std::string out = requests_lines(result);
   out += unrequested_line(result);
   out += "\n" + layers_table(result);
-  out += "\n" + devices_table(result);
+  out += "\n" + devices_table(result, kernel_stats);
   out += service_table(result);
   out += "\n" + verdict_lines(result, why);
   out += loss_line(result);

@@ -14,6 +14,7 @@
 #include "iotap/session/program_output.h"
 #include "iotap/session/request_source.h"
 #include "iotap/session/traced_program.h"
+#include "iotap/stack/disk_stats.h"
 #include "iotap/stack/stack_json.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
@@ -137,6 +138,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   std::string text;
   if (options.json) {
     Json json = report::json(run.result, why);
+    add_kernel_stats(json["devices"], run.run.kernel_stats);
     json["stack"] = stack_json(run.run.devices);
     json["exit_status"] = exit;
     json["program"] = {{"exit_status", run.run.target_exit_status.value_or(0)},
@@ -147,13 +149,20 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
       json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
     text = to_text(json);
   } else {
-    text = report::text(run.result, slowest > 0, why);
+    text = report::text(run.result, slowest > 0, why, run.run.kernel_stats);
   }
   out.write(text);
   if (exit == exit_status::kNothingAttributed)
     std::fprintf(stderr, "iotap: nothing to attribute: %s; %s (exit status 3)\n",
                  report::verdict_status_sentence(run.result).c_str(), why.c_str());
   return exit;
+}
+
+void add_kernel_stats(Json& devices, const KernelDiskStats& kernel_stats) {
+  for (auto& device : devices) {
+    const auto stats = kernel_stats.find(device.value("name", std::string()));
+    if (stats != kernel_stats.end()) device["kernel_stats"] = disk_stats_json(stats->second);
+  }
 }
 
 }  // namespace iotap::verbs

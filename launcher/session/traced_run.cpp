@@ -246,6 +246,7 @@ void run_on_vm(const std::string& module, const TracedScript& script, const Targ
   result.staprun_status = vm_result.exit_status;
   result.interrupted = vm_result.interrupted;
   result.timed_out = vm_result.timed_out;
+  result.kernel_stats = vm_result.kernel_stats;
 }
 
 void run_locally(const std::string& module, const TracedScript& script,

@@ -45,6 +45,7 @@ iotap_unit_test(verbs_test
   SOURCES interval/device_table_test.cpp session/target_options_test.cpp
     session/output_file_test.cpp session/program_output_test.cpp interval/demo_verdict_test.cpp
     session/request_source_test.cpp
+    session/kernel_stats_json_test.cpp
   LIBS iotap_verbs)
 target_compile_definitions(verbs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher")

@@ -58,6 +58,16 @@ ControlLine parse_md(std::istringstream& words) {
   return line;
 }
 
+ControlLine parse_diskstat(std::istringstream& words) {
+  ControlLine line = line_of_kind(Kind::kDiskStat);
+  if (!(words >> line.name >> line.text) || (line.text != "before" && line.text != "after"))
+    return line_of_kind(Kind::kMalformed);
+  const std::optional<DiskStats> stats = parse_disk_stats(rest_of_line(words));
+  if (!stats) return line_of_kind(Kind::kMalformed);
+  line.disk_stats = *stats;
+  return line;
+}
+
 }  // namespace
 
 ControlLine parse_control_line(std::string_view text) {
@@ -77,6 +87,7 @@ ControlLine parse_control_line(std::string_view text) {
     if (line.kind == Kind::kDm) line.text = rest_of_line(words);
     return line;
   }
+  if (kind == "diskstat") return parse_diskstat(words);
   if (kind == "exit") {
     ControlLine line = line_of_kind(Kind::kExit);
     if (!(words >> line.exit_status)) return line_of_kind(Kind::kMalformed);
@@ -122,6 +133,9 @@ void GuestReport::apply(const ControlLine& line) {
         if (node.device.name == line.name) node.device.dm_table.clear();
       }
       break;
+    case Kind::kDiskStat:
+      (line.text == "before" ? stats_before_ : stats_after_)[line.name] = line.disk_stats;
+      break;
     case Kind::kExit:
       exit_status_ = line.exit_status;
       break;
@@ -132,6 +146,18 @@ void GuestReport::apply(const ControlLine& line) {
     case Kind::kMalformed:
       break;
   }
+}
+
+KernelDiskStats GuestReport::kernel_stats() const {
+  KernelDiskStats difference;
+  for (const auto& [name, after] : stats_after_) {
+    const auto before = stats_before_.find(name);
+    // A device whose counters are all zero at the end was never counted (brd keeps none):
+    // its zeros would read as "the kernel saw no ios", which it cannot say.
+    if (before != stats_before_.end() && counted_anything(after))
+      difference[name] = disk_stats_difference(before->second, after);
+  }
+  return difference;
 }
 
 }  // namespace iotap::vm

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iotap/stack.h"
+#include "iotap/stack/disk_stats.h"
 #include "vm/guest_stack.h"
 
 namespace iotap::vm {
@@ -17,17 +18,32 @@ namespace iotap::vm {
 //   md NAME LEVEL CHUNK_BYTES MEMBER:OFFSET... an md array's details, after its node line
 //   dm NAME START LENGTH TARGET ARGS...        one line of a dm device's table
 //   dmclear NAME                               the dm device's table was replaced: forget it
+//   diskstat NAME before|after FIELDS...       /sys/block/NAME/stat just before the run starts
+//                                              and just after it ends
 //   exit STATUS                                staprun's exit status; the guest powers off
 //   error MESSAGE                              the guest could not set up the run
 struct ControlLine {
-  enum class Kind { kStatus, kNode, kMd, kDm, kDmClear, kExit, kError, kUnknown, kMalformed };
+  enum class Kind {
+    kStatus,
+    kNode,
+    kMd,
+    kDm,
+    kDmClear,
+    kDiskStat,
+    kExit,
+    kError,
+    kUnknown,
+    kMalformed
+  };
   Kind kind = Kind::kUnknown;
-  std::string name;  // md, dm, dmclear: the device's kernel name
-  std::string text;  // status: the phrase; error: the message; dm: the table line
+  std::string name;  // md, dm, dmclear, diskstat: the device's kernel name
+  // status: the phrase; error: the message; dm: the table line; diskstat: "before" or "after"
+  std::string text;
   // node: the device with the plan's numbers; md: node.device's md_level, chunk_bytes and
   // md_members.
   GuestNode node;
-  int exit_status = 0;  // exit
+  int exit_status = 0;   // exit
+  DiskStats disk_stats;  // diskstat
 };
 
 // Unknown kinds are kUnknown and lines that lack their fields are kMalformed: both are ignored
@@ -48,6 +64,9 @@ class GuestReport {
   [[nodiscard]] const std::string& phase() const { return phase_; }
   // Set by "exit": the run inside the guest is over.
   [[nodiscard]] std::optional<int> exit_status() const { return exit_status_; }
+  // The kernel's statistics over the run (after - before) of each device the guest reported
+  // both for and the kernel ever counted; empty when it reported none (a run that did not end).
+  [[nodiscard]] KernelDiskStats kernel_stats() const;
   // Set by "error": empty when the guest reported none.
   [[nodiscard]] const std::string& error() const { return error_; }
 
@@ -55,6 +74,8 @@ class GuestReport {
   void apply(const ControlLine& line);
 
   std::vector<GuestNode> nodes_;
+  KernelDiskStats stats_before_;
+  KernelDiskStats stats_after_;
   std::string phase_ = "booting";
   std::optional<int> exit_status_;
   std::string error_;

@@ -529,6 +529,7 @@ VmResult GuestSession::finish() {
   result.interrupted = interrupted_;
   result.timed_out = timed_out_;
   result.devices = report_.devices();
+  result.kernel_stats = report_.kernel_stats();
   if (exit_status) {
     result.exit_status = *exit_status;
   } else if (interrupted_) {

@@ -99,6 +99,21 @@ TEST(Report, TextReadsAtAGlance) {
   EXPECT_EQ(report::text(incident_like(), false).find("slowest reads"), std::string::npos);
 }
 
+TEST(Report, KernelMeanColumnOnlyWithKernelStats) {
+  EXPECT_EQ(report::text(incident_like(), false).find("kernel mean"), std::string::npos)
+      << "no column of dashes without the kernel's statistics";
+  KernelDiskStats kernel;
+  kernel["dm-0"].reads = 4;
+  kernel["dm-0"].read_ms = 202;
+  const std::string text = report::text(incident_like(), false, {}, kernel);
+  EXPECT_NE(text.find("kernel mean us"), std::string::npos) << text;
+  // dm-0's row ends with the kernel's 202 ms / 4 reads; md0's and ram1's with a dash.
+  EXPECT_NE(text.find(" 50500\n"), std::string::npos) << text;
+  const size_t ram1 = text.find("  ram1 ");
+  ASSERT_NE(ram1, std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.find('\n', ram1) - 2, 2), " -") << text;
+}
+
 TEST(Report, LossIsSpelledOut) {
   Stream s;
   s.q(1, 0, 1, 0xa, kMd0, 0, 4096).lose(0, 3).c(2, 0, 1, 0xa).c(3, 0, 1, 0xdead);

@@ -139,5 +139,75 @@ TEST(GuestReport, IgnoresUnknownAndMalformedLines) {
   EXPECT_FALSE(report.exit_status().has_value());
 }
 
+// /sys/block/dm-0/stat as the 6.1 guest prints it: 17 fields, padded with spaces.
+constexpr const char* kStatBefore =
+    "      12        0     1536       48        0        0        0        0        0       52"
+    "       48        0        0        0        0        0        0";
+constexpr const char* kStatAfter =
+    "      92        0    17920     1648        3        0       24        8        0     1592"
+    "     1656        0        0        0        0        1        4";
+
+TEST(ControlLine, DiskStatKeepsTheStatFileFields) {
+  const ControlLine line = parse_control_line(std::string("diskstat dm-0 after ") + kStatAfter);
+  ASSERT_EQ(line.kind, Kind::kDiskStat);
+  EXPECT_EQ(line.name, "dm-0");
+  EXPECT_EQ(line.text, "after");
+  EXPECT_EQ(line.disk_stats.reads, 92U);
+  EXPECT_EQ(line.disk_stats.sectors_read, 17920U);
+  EXPECT_EQ(line.disk_stats.read_ms, 1648U);
+  EXPECT_EQ(line.disk_stats.writes, 3U);
+  EXPECT_EQ(line.disk_stats.sectors_written, 24U);
+  EXPECT_EQ(line.disk_stats.write_ms, 8U);
+  EXPECT_EQ(line.disk_stats.io_ms, 1592U);
+}
+
+TEST(ControlLine, DiskStatWithoutItsFieldsOrWhenIsMalformed) {
+  for (const char* text :
+       {"diskstat dm-0 before 1 2 3", "diskstat dm-0 during 1 2 3 4 5 6 7 8 9 10",
+        "diskstat dm-0 before 1 2 x 4 5 6 7 8 9 10", "diskstat dm-0"})
+    EXPECT_EQ(parse_control_line(text).kind, Kind::kMalformed) << text;
+}
+
+TEST(GuestReport, KernelStatsAreTheRunsDifference) {
+  GuestReport report;
+  report.feed(std::string("diskstat dm-0 before ") + kStatBefore);
+  report.feed(std::string("diskstat md0 before ") + kStatBefore);  // md0 has no "after"
+  const std::string zeros = " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0";
+  report.feed("diskstat ram0 before" + zeros);  // brd counts nothing: no statistics
+  report.feed("diskstat ram0 after" + zeros);
+  report.feed(std::string("diskstat dm-0 after ") + kStatAfter);
+  const KernelDiskStats stats = report.kernel_stats();
+  ASSERT_EQ(stats.size(), 1U);
+  const DiskStats& dm0 = stats.at("dm-0");
+  EXPECT_EQ(dm0.reads, 80U);
+  EXPECT_EQ(dm0.sectors_read, 16384U);
+  EXPECT_EQ(dm0.read_ms, 1600U);
+  EXPECT_EQ(dm0.writes, 3U);
+  EXPECT_EQ(dm0.io_ms, 1540U);
+  EXPECT_EQ(kernel_read_mean_us(dm0), 20000.0);
+}
+
+TEST(DiskStats, JsonHasTheCountsAndTheMeans) {
+  DiskStats stats;
+  stats.reads = 4;
+  stats.read_ms = 10;
+  const Json json = disk_stats_json(stats);
+  EXPECT_EQ(json["reads"], 4);
+  EXPECT_EQ(json["read_ms"], 10);
+  EXPECT_EQ(json["read_mean_us"], 2500.0);
+  EXPECT_TRUE(json["write_mean_us"].is_null()) << "no writes, no mean";
+}
+
+TEST(DiskStats, ACounterThatWentBackCountsNothing) {
+  DiskStats before;
+  DiskStats after;
+  before.reads = 5;
+  after.reads = 3;
+  after.in_flight = 2;
+  const DiskStats d = disk_stats_difference(before, after);
+  EXPECT_EQ(d.reads, 0U);
+  EXPECT_EQ(d.in_flight, 2U) << "a level, not a count";
+}
+
 }  // namespace
 }  // namespace iotap::vm

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "iotap/engine.h"
+#include "iotap/stack/disk_stats.h"
 
 namespace iotap::report {
 
@@ -14,8 +15,10 @@ inline constexpr const char* kSchema = "iotap.attribution/2";
 // Requests, layers, devices, verdict, loss and the remap check; the slowest reads' waterfalls
 // when asked (and kept: Options::slowest). When the verdict has no data to stand on
 // (engine::verdict_status), the verdict says so instead, followed by `why` when given (how the
-// program ended, say).
-std::string text(const engine::Result& result, bool with_waterfalls, std::string_view why = {});
+// program ended, say). With `kernel_stats` (--target vm), the device table has a column of the
+// kernel's mean per read beside iotap's.
+std::string text(const engine::Result& result, bool with_waterfalls, std::string_view why = {},
+                 const KernelDiskStats& kernel_stats = {});
 
 // verdict.status is engine::verdict_status's; verdict.reason says what was not seen and `why`
 // (null when the status is "ok").

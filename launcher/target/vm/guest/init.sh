@@ -3,8 +3,8 @@
 #
 # The host (launcher/target/vm/vm_runner.cpp) talks to it over:
 #   ttyS0          kernel console, and this script's own progress; the host keeps it in a log
-#   ttyS1          control lines both ways: "status ...", "node ...", "exit N" from here;
-#                  "stop" from the host
+#   ttyS1          control lines both ways: "status ...", "node ...", "diskstat ...", "exit N"
+#                  from here; "stop" from the host
 #   org.iotap.out  (virtio-serial) the run's standard output: the script's and the program's
 #   org.iotap.err  (virtio-serial) the run's standard error
 # Everything run-specific comes in /iotap/ (the per-run part of the initramfs): run.conf,
@@ -159,6 +159,18 @@ if [ ! -s /iotap/iotap.ko ]; then
   iotap_quit
 fi
 
+# iotap_diskstats WHEN: the kernel's own disk statistics of every block device, as
+# "diskstat NAME WHEN FIELDS..." with the fields of /sys/block/NAME/stat. Said "before" the
+# traced run starts and "after" it ends: the host takes the difference as the kernel's view of
+# the run, to set beside iotap's. (queue/iostats says nothing for bio-based devices: dm's is 0
+# and dm counts; brd's counts nothing. The host drops a device the kernel never counted.)
+iotap_diskstats() {
+  local sys
+  for sys in /sys/block/*; do
+    [ -r "$sys/stat" ] && iotap_say "diskstat ${sys##*/} $1 $(cat "$sys/stat")"
+  done
+}
+
 iotap_say "status running"
 # staprun runs at nice -10, and the command goes back to nice 0 (nice adds 10 to what it
 # inherits). stapio 4.8's relay readers read one message per system call, and when the run ends
@@ -169,6 +181,7 @@ iotap_say "status running"
 # left when the readers stop (launcher/target/stapio_drain/stapio_drain.c).
 # IOTAP_STAPRUN_NICE and IOTAP_COMMAND_NICE (run.conf) are the two nice increments.
 drain=/lib/iotap/stapio_drain.so
+iotap_diskstats before
 if [ -s /iotap/command ]; then
   LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" &
 else
@@ -186,5 +199,6 @@ listener_pid=$!
 wait "$staprun_pid"
 status=$?
 kill "$listener_pid" 2>/dev/null
+iotap_diskstats after
 iotap_say "exit $status"
 iotap_quit

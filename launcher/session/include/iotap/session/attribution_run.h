@@ -10,6 +10,7 @@
 #include "iotap/engine.h"
 #include "iotap/session/target_options.h"
 #include "iotap/session/traced_run.h"
+#include "iotap/stack/disk_stats.h"
 
 namespace iotap::verbs {
 
@@ -33,5 +34,9 @@ std::string program_end(const TargetOptions& options, const TracedRunResult& run
 // Whether a verdict status leaves the verb nothing to answer from (exit 3): no I/O at all for
 // both; no USDT read for attribute (`attribute_reads`), no block I/O for diagnose.
 bool nothing_to_answer(engine::VerdictStatus status, bool attribute_reads);
+
+// Adds "kernel_stats" (disk_stats_json) to each entry of the JSON's devices[] that the kernel
+// kept statistics for, matched by name; the others stay as they are.
+void add_kernel_stats(Json& devices, const KernelDiskStats& kernel_stats);
 
 }  // namespace iotap::verbs

@@ -37,6 +37,9 @@ struct TracedRunResult {
   std::string kernel_release;
   std::string top_device;            // the stack's top device path, when there is a stack
   std::vector<StackDevice> devices;  // the stack as the guest built it
+  // --target vm: the kernel's disk statistics over the run (after - before), by kernel name,
+  // for the devices that keep them (dm, md; not brd ram disks).
+  KernelDiskStats kernel_stats;
   std::shared_ptr<const symbols::KernelSymbols> kernel_symbols;  // when asked for and received
   double compile_seconds = 0;
   double run_seconds = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "iotap/stack.h"
+#include "iotap/stack/disk_stats.h"
 #include "iotap/target/stack_plan.h"
 
 namespace iotap::vm {
@@ -51,6 +52,8 @@ struct VmResult {
   bool interrupted = false;
   bool timed_out = false;
   std::vector<StackDevice> devices;  // the stack the guest built, top first
+  // The kernel's disk statistics over the run (after - before), for the devices that keep them.
+  KernelDiskStats kernel_stats;
 };
 
 // Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest

@@ -1,0 +1,113 @@
+// iotap's per-device latency against the kernel's own disk statistics (devices[].kernel_stats):
+// for every dm device of the stack, the same number of reads and the same mean, in the guest.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "iotap/util/temp_dir.h"
+#include "iotap_cli.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+// One jiffy of the guest kernel (HZ=250). dm counts each io's time as a whole number of jiffies
+// (bdev_end_io_acct: jiffies at the end minus jiffies at dm_io's start).
+constexpr double kTickUs = 4000;
+
+// How close the kernel's mean must be to iotap's.
+enum class Bar {
+  // Within 5% of the kernel's mean.
+  kFivePercent,
+  // Within one tick: dm-delay releases bios on a jiffy timer, so each io ends just after a tick
+  // while it started anywhere in one, and the kernel's whole-jiffy count exceeds the io's time
+  // by the part of a tick it started into: half a tick on average (2 ms), less the time from
+  // the tick to the completion (more on a busy host). Against a short delay that is more than
+  // 5%; what the kernel's granularity does guarantee is that each io, and so the mean, is off
+  // by less than a tick (docs/engine.md, "Accuracy against the kernel's statistics").
+  kWithinATick,
+};
+
+struct Case {
+  const char* stack;
+  Bar bar;
+  const char* name;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.stack;
+}
+
+class KernelStatsTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
+  }
+  TempDir tmp_{"iotap-kernel-stats-test"};
+};
+
+// 64 reads of 1 MiB from 4 threads: at least 64 ios on every dm device of these stacks.
+constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 64 --direct";
+
+TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
+  const Case c = GetParam();
+  const auto run = run_iotap(
+      {"attribute", "--json", "--target", "vm", "--stack", c.stack, "-c", kWorkload}, tmp_.path());
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json result = json::parse(run.out);
+  int dm_devices = 0;
+  for (const auto& device : result["devices"]) {
+    const std::string name = device["name"];
+    if (device["spec"] == "ram") {
+      EXPECT_FALSE(device.contains("kernel_stats")) << "brd counts nothing: " << device.dump();
+    }
+    if (!name.starts_with("dm-")) continue;
+    ++dm_devices;
+    ASSERT_TRUE(device.contains("kernel_stats")) << device.dump();
+    const json& kernel = device["kernel_stats"];
+    const int ios = device["ios"];
+    const int reads = kernel["reads"];
+    const double mean = device["latency_us"]["mean"];
+    const double kernel_mean = kernel["read_ms"].get<double>() * 1000 / reads;
+    const double error = (mean - kernel_mean) / kernel_mean;
+    // The numbers of docs/engine.md's table, from every run.
+    std::printf("kernel-stats: %s | %s | iotap %.1f us | kernel %.1f us | %+.1f%% | %d ios\n",
+                c.stack, name.c_str(), mean, kernel_mean, 100 * error, ios);
+    EXPECT_GE(ios, 64) << name;
+    // dm counts an io per dm_io: a bio that dm does not split (no target boundary, no
+    // max_io_len in these stacks) is one io for both.
+    EXPECT_EQ(ios, reads) << name << "\nstream: " << result["stream"].dump()
+                          << "\nloss: " << result["loss"].dump();
+    EXPECT_EQ(kernel["writes"], 0) << name;
+    if (c.bar == Bar::kFivePercent) {
+      EXPECT_LE(std::abs(error), 0.05)
+          << name << ": iotap " << mean << " us, kernel " << kernel_mean << " us";
+    } else {
+      EXPECT_LT(std::abs(kernel_mean - mean), kTickUs)
+          << name << ": iotap " << mean << " us, kernel " << kernel_mean << " us";
+    }
+  }
+  EXPECT_GT(dm_devices, 0) << result["devices"].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stacks, KernelStatsTest,
+    ::testing::Values(
+        // linear(virtio(iops=40)) is left out until its lost completions are understood: one
+        // run in three, one or two bios' completions never reach the stream and nothing counts
+        // them as lost (docs/engine.md, "Accuracy against the kernel's statistics").
+        Case{"raid0(ram*3, delay(ram, 50ms))", Bar::kFivePercent, "raid0_delay50ms"},
+        Case{"linear(delay(ram, 50ms))", Bar::kFivePercent, "linear_delay50ms"},
+        Case{"raid0(ram*3, delay(ram, 20ms))", Bar::kWithinATick, "raid0_delay20ms"},
+        Case{"linear(delay(ram, 5ms))", Bar::kWithinATick, "linear_delay5ms"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace iotap::test
