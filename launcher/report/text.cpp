@@ -70,8 +70,10 @@ std::string requests_lines(const Result& r) {
     table.row({k.op, std::to_string(k.count), std::to_string(k.errors),
                std::to_string(k.without_block_io), us(k.latency.mean_us), us(k.latency.p50_us),
                us(k.latency.p99_us), us(k.latency.max_us)});
-  return text + table.render("  ") +
-         "  (no block I/O: served from the page cache, or buffered for writeback later)\n";
+  text += table.render("  ");
+  if (r.requests_without_block_io > 0)
+    text += "  (no block I/O: served from the page cache, or buffered for writeback later)\n";
+  return text;
 }
 
 // Block I/O that no request caused, in a line of its own: it is charged to no request.

@@ -25,7 +25,10 @@ engine::Options options() {
 }
 
 engine::Result run(const std::string& name, size_t chunk = kChunk) {
-  return run_trace(load_trace(kDir + "/traces/" + name + ".json"), options(), chunk);
+  const Trace trace = load_trace(kDir + "/traces/" + name + ".json");
+  engine::Options o = options();
+  if (trace.script.ends_with("/syscall_events.stp")) o.requests = engine::RequestSource::syscall;
+  return run_trace(trace, o, chunk);
 }
 
 std::string read_file(const std::string& path) {
@@ -132,6 +135,44 @@ TEST(Golden, Nested) {
   EXPECT_EQ(slow.array, "md0");
   const double expected = 20'000 + healthy_mean_us(r, "md0", "dm-1");
   EXPECT_NEAR(slow.mean_us, expected, expected * 0.2);
+}
+
+// dd (no USDT probes) reading the incident through its system calls: dd's 32 reads, nothing
+// else, the slow member named with its share of the slowest tenth.
+TEST(Golden, DdReadingTheIncident) {
+  expect_golden("dd_read_incident");
+  const engine::Result r = run("dd_read_incident");
+  expect_nothing_lost(r);
+  EXPECT_EQ(r.request_source, engine::RequestSource::syscall);
+  EXPECT_EQ(r.requests.count, 32U);  // dd: "32+0 records in"
+  EXPECT_EQ(r.requests_without_block_io, 0U);
+  EXPECT_GT(r.stream.requests_elsewhere, 0U);  // the loader's reads of libc
+  ASSERT_EQ(r.slow_members.size(), 1U);
+  EXPECT_EQ(r.slow_members[0].spec, "delay(ram,50ms)");
+  EXPECT_GT(r.slow_members[0].share_of_slowest, 0.5);
+  EXPECT_GE(r.slow_members[0].slowest_requests, 4U);  // a tenth of 32, whole buckets
+}
+
+// dd writing 64 pages through the page cache, then fsync: the writes reach no device, the fsync
+// waits on all 64 write-backs and a flush.
+TEST(Golden, DdBufferedWritesThenFsync) {
+  expect_golden("dd_fsync_raid1");
+  const engine::Result r = run("dd_fsync_raid1");
+  expect_nothing_lost(r);
+  ASSERT_EQ(r.request_kinds.size(), 2U);
+  EXPECT_EQ(r.request_kinds[0].op, "write");
+  EXPECT_EQ(r.request_kinds[0].count, 64U);
+  EXPECT_EQ(r.request_kinds[0].without_block_io, 64U);
+  EXPECT_EQ(r.request_kinds[1].op, "flush");
+  EXPECT_EQ(r.request_kinds[1].count, 1U);
+  ASSERT_EQ(r.slowest.size(), 1U);
+  EXPECT_EQ(r.slowest[0].call, "fsync");
+  uint64_t md0_bios = 0;
+  for (const auto& stage : r.slowest[0].stages)
+    if (stage.device == "md0") md0_bios += stage.bios;
+  EXPECT_EQ(md0_bios, 65U);  // 64 write-backs and the flush
+  ASSERT_EQ(r.slow_members.size(), 1U);
+  EXPECT_EQ(r.slow_members[0].spec, "delay(ram,20ms)");
 }
 
 TEST(Golden, ErrorMember) {

@@ -36,6 +36,7 @@ Trace load_trace(const std::string& path) {
   const nlohmann::json run = nlohmann::json::parse(buffer.str());
   Trace trace;
   trace.output = run.at("output").get<std::string>();
+  trace.script = run.value("script", "");
   for (const auto& d : run.at("devices")) {
     StackDevice device;
     device.name = d.at("name").get<std::string>();

@@ -11,6 +11,7 @@ namespace iotap::golden {
 struct Trace {
   std::vector<StackDevice> stack;
   std::string output;  // the event stream and the program's own output
+  std::string script;  // the script that made it: events.stp or syscall_events.stp
 };
 
 // Throws std::runtime_error when the file cannot be read or is not such a run.
