@@ -111,8 +111,7 @@ class Planner {
       }
       case DeviceKind::kNull: {
         const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultNullBytes;
-        // null_blk numbers its disks in the order they are made, from 0 with nr_devices=0;
-        // iotap_null checks that the kernel agreed.
+        // The disk takes its configfs entry's name; nr_devices=0 leaves no other nullb.
         device.path = "/dev/nullb" + std::to_string(null_count_++);
         line("iotap_null " + head + " " + device.path + " " + std::to_string(size >> 20) + " " +
              std::to_string(node.latency.count()));

@@ -82,9 +82,10 @@ iotap_disk() {
 
 # iotap_null ID PARENT SPEC PATH SIZE_MIB LATENCY_NS: a null_blk disk made through configfs,
 # request-based (queue_mode 2), each I/O completed by a timer LATENCY_NS later (irqmode 2), its
-# data kept in memory (mdadm reads back the superblock it writes).
+# data kept in memory (mdadm reads back the superblock it writes). The kernel names the disk
+# after its configfs entry: /dev/nullb0 for .../nullb/nullb0.
 iotap_null() {
-  local dir=/sys/kernel/config/nullb/iotap$1
+  local dir=/sys/kernel/config/nullb/${4#/dev/}
   [ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config ||
     iotap_fail "could not mount configfs for $3"
   mkdir "$dir" || iotap_fail "null_blk made no configfs entry for $3"
@@ -92,7 +93,6 @@ iotap_null() {
     echo 2 >"$dir/queue_mode" && echo 2 >"$dir/irqmode" && echo "$6" >"$dir/completion_nsec" &&
       echo "$5" >"$dir/size" && echo 1 >"$dir/memory_backed" && echo 1 >"$dir/power"
   } || iotap_fail "null_blk refused the settings of $3"
-  [ "/dev/nullb$(cat "$dir/index")" = "$4" ] || iotap_fail "null_blk named $3 nullb$(cat "$dir/index"), not ${4#/dev/}"
   iotap_disk "$1" "$2" "$3" "$4"
 }
 
