@@ -109,32 +109,17 @@ class Planner {
         need("virtio_blk");
         break;
       }
-      case DeviceKind::kNull: {
-        const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultNullBytes;
-        // The disk takes its configfs entry's name; nr_devices=0 leaves no other nullb.
-        device.path = "/dev/nullb" + std::to_string(null_count_++);
-        line("iotap_null " + head + " " + device.path + " " + std::to_string(size >> 20) + " " +
-             std::to_string(node.latency.count()));
-        need("configfs");
-        need("null_blk");
-        plan_.null_blk_options = {"nr_devices=0"};
+      case DeviceKind::kNull:
+        emit_null(node, device, head);
         break;
-      }
       case DeviceKind::kMissing:  // add() never reaches one: it is a slot of its parent
         break;
       case DeviceKind::kRaid0:
       case DeviceKind::kRaid1:
       case DeviceKind::kRaid10:
-      case DeviceKind::kRaid5: {
-        device.path = "/dev/md" + std::to_string(md_count_++);
-        std::string command = "iotap_md " + head + " " + device.path + " " + md_level(node.kind) +
-                              " " + std::to_string(node.chunk_bytes / 1024);
-        for (const auto& member : members) command += " " + member;
-        line(command);
-        need("md-mod");
-        need(md_module(node.kind));
+      case DeviceKind::kRaid5:
+        emit_md(node, device, head, members);
         break;
-      }
       case DeviceKind::kStriped:
       case DeviceKind::kCrypt:
         emit_dm_mapping(node, device, members);
@@ -176,6 +161,28 @@ class Planner {
         break;
       }
     }
+  }
+
+  void emit_null(const StackNode& node, PlannedDevice& device, const std::string& head) {
+    const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultNullBytes;
+    // The disk takes its configfs entry's name; nr_devices=0 leaves no other nullb.
+    device.path = "/dev/nullb" + std::to_string(null_count_++);
+    line("iotap_null " + head + " " + device.path + " " + std::to_string(size >> 20) + " " +
+         std::to_string(node.latency.count()));
+    need("configfs");
+    need("null_blk");
+    plan_.null_blk_options = {"nr_devices=0"};
+  }
+
+  void emit_md(const StackNode& node, PlannedDevice& device, const std::string& head,
+               const std::vector<std::string>& members) {
+    device.path = "/dev/md" + std::to_string(md_count_++);
+    std::string command = "iotap_md " + head + " " + device.path + " " + md_level(node.kind) + " " +
+                          std::to_string(node.chunk_bytes / 1024);
+    for (const auto& member : members) command += " " + member;
+    line(command);
+    need("md-mod");
+    need(md_module(node.kind));
   }
 
   // The dm targets that map onto their members with arithmetic of their own: striped, crypt.
