@@ -30,6 +30,10 @@ void RemapChecker::check(const Event& event) {
       mismatch(event, from, where(stack_, from.md_slots[slot], sector));
     return;
   }
+  if (info.md_level == "raid10") {
+    check_raid10(event, from);
+    return;
+  }
   if (info.md_level == "raid1") {
     for (size_t slot = 0; slot < from.md_slots.size(); ++slot) {
       if (from.md_slots[slot] != event.dev) continue;
@@ -47,12 +51,53 @@ void RemapChecker::check(const Event& event) {
   for (const DmTarget& target : from.dm_targets) {
     if (at < target.start || at - target.start >= target.length) continue;
     if (!target.mapped) return;  // a target whose arithmetic is not checked
+    if (!target.stripes.empty()) {
+      check_striped(event, from, target);
+      return;
+    }
     const uint64_t sector = at - target.start + target.offset;
     ++checked_;
     if (event.dev != target.dev || event.sector != sector)
       mismatch(event, from, where(stack_, target.dev, sector));
     return;
   }
+}
+
+void RemapChecker::check_raid10(const Event& event, const Device& from) {
+  const StackDevice& info = from.info;
+  const uint64_t chunk_sectors = info.chunk_bytes / kSector;
+  const auto near_copies = static_cast<uint64_t>(info.md_layout & 0xff);
+  const size_t n = from.md_slots.size();
+  // Near copies only: a far or offset layout (or one with a slot missing) is left unchecked.
+  if (chunk_sectors == 0 || near_copies == 0 || (info.md_layout >> 8) != 1 || n == 0 ||
+      n != info.md_members.size())
+    return;
+  const uint64_t at = event.from_sector;
+  const uint64_t chunk = at / chunk_sectors * near_copies;
+  size_t slot = chunk % n;
+  uint64_t sector = (chunk / n) * chunk_sectors + at % chunk_sectors;
+  std::string expected;
+  ++checked_;
+  for (uint64_t copy = 0; copy < near_copies; ++copy) {
+    const uint64_t on_member = sector + info.md_members[slot].second;
+    if (event.dev == from.md_slots[slot] && event.sector == on_member) return;
+    expected += (expected.empty() ? "" : " or ") + where(stack_, from.md_slots[slot], on_member);
+    if (++slot == n) {
+      slot = 0;
+      sector += chunk_sectors;
+    }
+  }
+  mismatch(event, from, expected);
+}
+
+void RemapChecker::check_striped(const Event& event, const Device& from, const DmTarget& target) {
+  const uint64_t at = event.from_sector - target.start;
+  const uint64_t chunk = at / target.chunk_sectors;
+  const auto& [dev, offset] = target.stripes[chunk % target.stripes.size()];
+  const uint64_t sector =
+      (chunk / target.stripes.size()) * target.chunk_sectors + at % target.chunk_sectors + offset;
+  ++checked_;
+  if (event.dev != dev || event.sector != sector) mismatch(event, from, where(stack_, dev, sector));
 }
 
 void RemapChecker::mismatch(const Event& event, const Device& from, const std::string& expected) {

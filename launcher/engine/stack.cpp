@@ -40,6 +40,21 @@ bool parse_majmin(std::string_view text, uint32_t& dev) {
   return true;
 }
 
+// striped N CHUNK_SECTORS DEV0 OFFSET0 DEV1 OFFSET1 ... (`w` is the whole line's words).
+bool parse_stripes(const std::vector<std::string_view>& w, DmTarget& target) {
+  uint64_t n = 0;
+  if (w.size() < 5 || !parse_u64(w[3], n) || !parse_u64(w[4], target.chunk_sectors) || n == 0 ||
+      target.chunk_sectors == 0 || w.size() != 5 + 2 * n)
+    return false;
+  for (size_t i = 0; i < n; ++i) {
+    std::pair<uint32_t, uint64_t> stripe;
+    if (!parse_majmin(w[5 + 2 * i], stripe.first) || !parse_u64(w[6 + 2 * i], stripe.second))
+      return false;
+    target.stripes.push_back(stripe);
+  }
+  return true;
+}
+
 DmTarget parse_target(std::string_view line) {
   DmTarget target;
   const auto w = words(line);
@@ -50,6 +65,10 @@ DmTarget parse_target(std::string_view line) {
   if ((target.type == "linear" || target.type == "delay" || target.type == "flakey") &&
       w.size() >= 5)
     target.mapped = parse_majmin(w[3], target.dev) && parse_u64(w[4], target.offset);
+  if (target.type == "striped") {
+    target.mapped = parse_stripes(w, target);
+    if (!target.mapped) target.stripes.clear();
+  }
   return target;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "iotap/engine.h"
@@ -23,6 +24,9 @@ struct DmTarget {
   uint32_t dev = 0;     // the device it maps to (linear, delay, flakey)
   uint64_t offset = 0;  // the sector there that START maps to
   bool mapped = false;  // a target whose arithmetic the remap check knows
+  // striped: CHUNK_SECTORS, then each stripe's device and the sector there its chunks start at
+  uint64_t chunk_sectors = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> stripes;
 };
 
 struct Device {

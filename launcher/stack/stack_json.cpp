@@ -19,6 +19,9 @@ Json stack_json(const std::vector<StackDevice>& devices) {
         members.push_back({{"name", name}, {"data_offset_sectors", offset}});
       entry["md"] = {
           {"level", device.md_level}, {"chunk_bytes", device.chunk_bytes}, {"members", members}};
+      // The levels whose layout says where data goes (raid10's copies, raid5's parity).
+      if (device.md_level != "raid0" && device.md_level != "raid1")
+        entry["md"]["layout"] = device.md_layout;
     }
     if (!device.dm_table.empty()) entry["dm_table"] = device.dm_table;
     out.push_back(entry);

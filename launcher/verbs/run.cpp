@@ -59,12 +59,17 @@ examples:
   iotap run my.stp vda 5 -G limit=3 -D MAXACTION=100000 --target vm -c /bin/true   # $1/@1 is vda
   iotap run my.stp --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4'
 
---stack SPEC grammar: raid0, raid1 (md); linear, delay, flakey, error (dm); ram, virtio (disks)
+--stack SPEC grammar: raid0, raid1, raid10, raid5 (md); linear, delay, flakey, error, striped,
+  crypt (dm); ram, virtio, null (disks)
   raid0(ram*7, delay(ram, 50ms))   raid0(chunk=64k, ram:128M*4)   linear(raid0(ram*4))
   raid0(ram*3, flakey(ram, up=1s, down=1s))   raid0(ram*3, error(ram))
+  raid10(ram*4)   raid5(ram*3, missing)   striped(chunk=64k, ram*4)   crypt(ram)
+  raid0(ram*3, null(lat=5ms))   null:1G(lat=2ms)
   Sizes (ram:128M, virtio:1G, or size=) belong to disks: ram 64M and virtio 256M by default, all
-  ram disks one size. Each option once. delay and flakey take 1 member, error 0 or 1, raid0 and
-  raid1 at least 2, linear at least 1. A spec is ASCII.
+  ram disks one size; null 64M, latency 0 unless lat= (whole MiB). Each option once. delay,
+  flakey and crypt take 1 member, error 0 or 1, raid0, raid1, raid10 and striped at least 2,
+  raid5 at least 3 (one may be 'missing': a degraded array), linear at least 1. chunk= applies
+  to raid0, raid10, raid5 and striped (striped: 64k by default). A spec is ASCII.
   Limits: 16 levels deep; 256 devices in all (disks, arrays and dm targets, each copy of X*N
   counted; N at most 64); 26 virtio disks (vda..vdz). Ram disks live in guest memory: their
   total plus 256 MiB for the guest itself must fit in --memory.

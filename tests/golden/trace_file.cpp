@@ -47,6 +47,7 @@ Trace load_trace(const std::string& path) {
       const auto& md = d.at("md");
       device.md_level = md.at("level").get<std::string>();
       device.chunk_bytes = md.value("chunk_bytes", uint64_t{0});
+      device.md_layout = md.value("layout", int64_t{0});
       for (const auto& m : md.at("members"))
         device.md_members.emplace_back(m.at("name").get<std::string>(),
                                        m.value("data_offset_sectors", uint64_t{0}));

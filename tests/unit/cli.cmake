@@ -61,6 +61,12 @@ iotap_cli_test(cli_demo_help 0 "usage: iotap demo.*raid0\\(ram\\*7, delay\\(ram,
 iotap_cli_test(cli_run_bad_stack 2
   "iotap: --stack: unknown device 'dealy' \\(devices: [^\n]*\\) at column 14:\n    raid0\\(ram\\*7, dealy\\(ram, 50ms\\)\\)\n                 \\^"
   run ${iotime} --target vm --stack "raid0(ram*7, dealy(ram, 50ms))" -c "block_hasher -d __DEV__ -b 4096 -t 1")
+iotap_cli_test(cli_run_stack_null_bad_latency 2
+  "iotap: --stack: expected a duration such as 5ms or 500us, found 'abc' at column 10:\n    null\\(lat=abc\\)\n             \\^"
+  run ${iotime} --target vm --stack "null(lat=abc)" -c "block_hasher -d __DEV__ -b 4096 -t 1")
+iotap_cli_test(cli_diagnose_stack_raid5_one_member 2
+  "iotap: --stack: raid5 needs at least 3 members, got 1 \\(example: raid5\\(ram\\*4\\), or raid5\\(ram\\*3, missing\\)\\) at column 1:"
+  diagnose --target vm --stack "raid5(ram)" -c block_hasher)
 iotap_cli_test(cli_run_missing_script 2 "iotap: cannot read script '/nonexistent.stp'" run /nonexistent.stp --target vm)
 iotap_cli_test(cli_run_no_script 2 "iotap run needs a script" run --target vm)
 iotap_cli_test(cli_run_bad_target 2 "--target must be 'local' \\(this kernel\\) or 'vm'" run ${iotime} --target cloud)

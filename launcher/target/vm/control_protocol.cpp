@@ -45,7 +45,12 @@ ControlLine parse_node(std::istringstream& words) {
 ControlLine parse_md(std::istringstream& words) {
   ControlLine line = line_of_kind(Kind::kMd);
   StackDevice& device = line.node.device;
-  if (!(words >> line.name >> device.md_level >> device.chunk_bytes))
+  std::string layout;
+  if (!(words >> line.name >> device.md_level >> device.chunk_bytes >> layout))
+    return line_of_kind(Kind::kMalformed);
+  const auto [end, ec] =
+      std::from_chars(layout.data(), layout.data() + layout.size(), device.md_layout);
+  if (ec != std::errc() || end != layout.data() + layout.size())
     return line_of_kind(Kind::kMalformed);
   std::string member;
   while (words >> member) {
@@ -118,6 +123,7 @@ void GuestReport::apply(const ControlLine& line) {
         if (device.name != line.name) continue;
         device.md_level = details.md_level;
         device.chunk_bytes = details.chunk_bytes;
+        device.md_layout = details.md_layout;
         device.md_members.insert(device.md_members.end(), details.md_members.begin(),
                                  details.md_members.end());
       }

@@ -69,8 +69,9 @@ std::vector<std::string> base_programs() {
 
 const std::vector<std::string>& stack_module_names() {
   static const std::vector<std::string> kNames{
-      "brd",      "md-mod",    "raid0",      "raid1",      "dm-mod",
-      "dm-delay", "dm-flakey", "virtio_pci", "virtio_blk", "virtio_console"};
+      "brd",        "md-mod",     "raid0",          "raid1",    "raid10",  "raid456",
+      "dm-mod",     "dm-delay",   "dm-flakey",      "dm-crypt", "ecb",     "xts",
+      "virtio_pci", "virtio_blk", "virtio_console", "configfs", "null_blk"};
   return kNames;
 }
 

@@ -9,6 +9,34 @@
 namespace iotap::vm {
 namespace {
 
+// dm-crypt's key for aes-xts-plain64: 64 bytes (two AES-256 keys), fixed, since the stack
+// exists to be traced, not to keep anything secret.
+constexpr std::string_view kCryptTestKey =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f";
+
+// LVM's default stripe size.
+constexpr uint64_t kDefaultStripeChunkBytes = 64ULL << 10;
+
+// mdadm's --level for each md kind.
+std::string md_level(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::kRaid1:
+      return "1";
+    case DeviceKind::kRaid10:
+      return "10";
+    case DeviceKind::kRaid5:
+      return "5";
+    default:
+      return "0";
+  }
+}
+
+// The kernel module behind each md level.
+std::string md_module(DeviceKind kind) {
+  return kind == DeviceKind::kRaid5 ? "raid456" : "raid" + md_level(kind);
+}
+
 class Planner {
  public:
   StackPlan run(const StackNode& top) {
@@ -20,6 +48,7 @@ class Planner {
 
  private:
   static size_t count(const StackNode& node) {
+    if (node.kind == DeviceKind::kMissing) return 0;
     size_t n = 1;
     for (const auto& member : node.members) n += count(member);
     return n;
@@ -29,18 +58,22 @@ class Planner {
   // step runs after its members exist.
   int add(const StackNode& node, int parent) {
     const int id = next_id_++;
-    std::vector<int> member_ids;
-    member_ids.reserve(node.members.size());
-    for (const auto& member : node.members) member_ids.push_back(add(member, id));
+    std::vector<std::string> member_paths;
+    member_paths.reserve(node.members.size());
+    for (const auto& member : node.members) {
+      // mdadm's word for an absent slot stands where the member's path would.
+      if (member.kind == DeviceKind::kMissing) {
+        member_paths.emplace_back("missing");
+        continue;
+      }
+      const int member_id = add(member, id);
+      member_paths.push_back(plan_.devices[static_cast<size_t>(member_id)].path);
+    }
     PlannedDevice& device = plan_.devices[static_cast<size_t>(id)];
     device.id = id;
     device.parent = parent;
     device.kind = node.kind;
     device.spec = node.spec;
-    std::vector<std::string> member_paths;
-    member_paths.reserve(member_ids.size());
-    for (int member : member_ids)
-      member_paths.push_back(plan_.devices[static_cast<size_t>(member)].path);
     emit(node, device, member_paths);
     return id;
   }
@@ -76,18 +109,21 @@ class Planner {
         need("virtio_blk");
         break;
       }
-      case DeviceKind::kRaid0:
-      case DeviceKind::kRaid1: {
-        device.path = "/dev/md" + std::to_string(md_count_++);
-        const bool raid0 = node.kind == DeviceKind::kRaid0;
-        std::string command = "iotap_md " + head + " " + device.path + " " + (raid0 ? "0" : "1") +
-                              " " + std::to_string(node.chunk_bytes / 1024);
-        for (const auto& member : members) command += " " + member;
-        line(command);
-        need("md-mod");
-        need(raid0 ? "raid0" : "raid1");
+      case DeviceKind::kNull:
+        emit_null(node, device, head);
         break;
-      }
+      case DeviceKind::kMissing:  // add() never reaches one: it is a slot of its parent
+        break;
+      case DeviceKind::kRaid0:
+      case DeviceKind::kRaid1:
+      case DeviceKind::kRaid10:
+      case DeviceKind::kRaid5:
+        emit_md(node, device, head, members);
+        break;
+      case DeviceKind::kStriped:
+      case DeviceKind::kCrypt:
+        emit_dm_mapping(node, device, members);
+        break;
       case DeviceKind::kLinear:
       case DeviceKind::kDelay:
       case DeviceKind::kFlakey:
@@ -127,6 +163,53 @@ class Planner {
     }
   }
 
+  void emit_null(const StackNode& node, PlannedDevice& device, const std::string& head) {
+    const uint64_t size = node.size_bytes != 0 ? node.size_bytes : kDefaultNullBytes;
+    // The disk takes its configfs entry's name; nr_devices=0 leaves no other nullb.
+    device.path = "/dev/nullb" + std::to_string(null_count_++);
+    line("iotap_null " + head + " " + device.path + " " + std::to_string(size >> 20) + " " +
+         std::to_string(node.latency.count()));
+    need("configfs");
+    need("null_blk");
+    plan_.null_blk_options = {"nr_devices=0"};
+  }
+
+  void emit_md(const StackNode& node, PlannedDevice& device, const std::string& head,
+               const std::vector<std::string>& members) {
+    device.path = "/dev/md" + std::to_string(md_count_++);
+    std::string command = "iotap_md " + head + " " + device.path + " " + md_level(node.kind) + " " +
+                          std::to_string(node.chunk_bytes / 1024);
+    for (const auto& member : members) command += " " + member;
+    line(command);
+    need("md-mod");
+    need(md_module(node.kind));
+  }
+
+  // The dm targets that map onto their members with arithmetic of their own: striped, crypt.
+  void emit_dm_mapping(const StackNode& node, PlannedDevice& device,
+                       const std::vector<std::string>& members) {
+    const std::string head = std::to_string(device.id) + " " + std::to_string(device.parent) + " " +
+                             single_quoted(device.spec);
+    const std::string name = "iotap" + std::to_string(device.id);
+    device.path = "/dev/mapper/" + name;
+    std::string table;
+    if (node.kind == DeviceKind::kStriped) {
+      const uint64_t chunk = node.chunk_bytes != 0 ? node.chunk_bytes : kDefaultStripeChunkBytes;
+      std::string args;
+      for (const auto& member : members) args += " " + member;
+      table = "\"$(iotap_striped_table " + std::to_string(chunk / 512) + args + ")\"";
+    } else {
+      table = "\"0 $(iotap_sectors " + members[0] + ") crypt aes-xts-plain64 " +
+              std::string(kCryptTestKey) + " 0 " + members[0] + " 0\"";
+      // The cipher's pieces are modules the kernel would ask modprobe for; the guest has none.
+      need("dm-crypt");
+      need("ecb");
+      need("xts");
+    }
+    line("iotap_dm " + head + " " + name + " " + table);
+    need("dm-mod");
+  }
+
   void line(const std::string& text) { plan_.guest_script += text + "\n"; }
 
   void need(const std::string& module) {
@@ -149,6 +232,7 @@ class Planner {
   int next_id_ = 0;
   int ram_count_ = 0;
   int md_count_ = 0;
+  int null_count_ = 0;
   uint64_t ram_bytes_ = 0;
   std::vector<std::string> finally_;  // steps that run once the whole stack is built
 };

@@ -19,11 +19,17 @@ struct KindInfo {
 };
 
 constexpr std::array kKinds{
-    KindInfo{DeviceKind::kRaid0, "raid0"},   KindInfo{DeviceKind::kRaid1, "raid1"},
-    KindInfo{DeviceKind::kLinear, "linear"}, KindInfo{DeviceKind::kDelay, "delay"},
-    KindInfo{DeviceKind::kFlakey, "flakey"}, KindInfo{DeviceKind::kError, "error"},
-    KindInfo{DeviceKind::kRam, "ram"},       KindInfo{DeviceKind::kVirtio, "virtio"},
+    KindInfo{DeviceKind::kRaid0, "raid0"},     KindInfo{DeviceKind::kRaid1, "raid1"},
+    KindInfo{DeviceKind::kRaid10, "raid10"},   KindInfo{DeviceKind::kRaid5, "raid5"},
+    KindInfo{DeviceKind::kLinear, "linear"},   KindInfo{DeviceKind::kDelay, "delay"},
+    KindInfo{DeviceKind::kFlakey, "flakey"},   KindInfo{DeviceKind::kError, "error"},
+    KindInfo{DeviceKind::kStriped, "striped"}, KindInfo{DeviceKind::kCrypt, "crypt"},
+    KindInfo{DeviceKind::kRam, "ram"},         KindInfo{DeviceKind::kVirtio, "virtio"},
+    KindInfo{DeviceKind::kNull, "null"},       KindInfo{DeviceKind::kMissing, "missing"},
 };
+
+// The longest completion time a null disk takes: past it a run would only wait.
+constexpr std::chrono::seconds kMaxNullLatency{10};
 
 std::optional<DeviceKind> kind_from_name(std::string_view name) {
   for (const auto& info : kKinds) {
@@ -62,6 +68,10 @@ class Parser {
     skip_blanks();
     if (at_end()) fail(pos_, "the spec is empty (example: 'raid0(ram*7, delay(ram, 50ms))')");
     auto nodes = parse_node();
+    if (nodes.front().kind == DeviceKind::kMissing)
+      fail(nodes.front().column - 1,
+           "'missing' is an absent raid5 member, not a device "
+           "(example: raid5(ram*3, missing))");
     if (nodes.size() != 1)
       fail(
           repeat_at_,
@@ -125,6 +135,7 @@ class Parser {
   // Counts one device as it is parsed, so a spec that asks for too many fails before the
   // parser builds (or copies) them.
   void count_device(DeviceKind kind, size_t at) {
+    if (kind == DeviceKind::kMissing) return;  // a slot, not a device
     ++devices_;
     if (kind == DeviceKind::kVirtio) ++virtio_;
     check_counts(at);
@@ -160,7 +171,8 @@ class Parser {
     const auto kind = kind_from_name(name.text);
     if (!kind) {
       fail(start, "unknown device '" + name.text +
-                      "' (devices: raid0, raid1, linear, delay, flakey, error, ram, virtio)");
+                      "' (devices: raid0, raid1, raid10, raid5, linear, delay, flakey, error, "
+                      "striped, crypt, ram, virtio, null)");
     }
     const size_t devices_before = devices_;
     const size_t virtio_before = virtio_;
@@ -237,6 +249,10 @@ class Parser {
       if (arg.node) {
         if (is_disk(node.kind))
           fail(arg.at, std::string(kind_name(node.kind)) + " is a disk and has no members");
+        if (arg.node->kind == DeviceKind::kMissing && node.kind != DeviceKind::kRaid5) {
+          fail(arg.at, "'missing' is an absent raid5 member; " + std::string(kind_name(node.kind)) +
+                           " takes none (example: raid5(ram*3, missing))");
+        }
         node.members.push_back(std::move(*arg.node));
         continue;
       }
@@ -272,7 +288,7 @@ class Parser {
                        std::string(kind_name(node.kind)) + options_hint(node.kind));
     };
     if (arg.key == "chunk") {
-      if (node.kind != DeviceKind::kRaid0) reject();
+      if (!takes_chunk(node.kind)) reject();
       node.chunk_bytes = size_value(arg.value);
       if (node.chunk_bytes < 4096 || (node.chunk_bytes & (node.chunk_bytes - 1)) != 0) {
         fail(arg.value.at, "chunk must be a power of two of at least 4k");
@@ -287,12 +303,17 @@ class Parser {
     } else if (arg.key == "delay") {
       if (node.kind != DeviceKind::kDelay) reject();
       node.delay = duration_ms(arg.value);
+    } else if (arg.key == "lat") {
+      if (node.kind != DeviceKind::kNull) reject();
+      node.latency = duration_ns(arg.value);
     } else if (arg.key == "size") {
       if (!is_disk(node.kind)) {
         fail(arg.at, "a size belongs to a disk (ram:128M, virtio:1G); " +
                          std::string(kind_name(node.kind)) + "'s size comes from its members");
       }
       node.size_bytes = size_value(arg.value);
+      if (node.kind == DeviceKind::kNull && node.size_bytes % (1U << 20) != 0)
+        fail(arg.value.at, "null_blk sizes its disks in whole MiB: write '1M', '64M', '1G', ...");
     } else if (arg.key == "iops" || arg.key == "bps") {
       if (node.kind != DeviceKind::kVirtio) reject();
       (arg.key == "iops" ? node.iops : node.bps) =
@@ -305,7 +326,12 @@ class Parser {
   static std::string options_hint(DeviceKind kind) {
     switch (kind) {
       case DeviceKind::kRaid0:
-        return " (raid0 takes chunk=SIZE)";
+      case DeviceKind::kRaid10:
+      case DeviceKind::kRaid5:
+      case DeviceKind::kStriped:
+        return " (" + std::string(kind_name(kind)) + " takes chunk=SIZE)";
+      case DeviceKind::kNull:
+        return " (null takes lat=DURATION, size=SIZE, or null:SIZE)";
       case DeviceKind::kDelay:
         return " (delay takes a duration: delay(ram, 50ms))";
       case DeviceKind::kFlakey:
@@ -347,6 +373,19 @@ class Parser {
       case DeviceKind::kRaid1:
         need_members(2, SIZE_MAX, "raid1(ram, ram)");
         break;
+      case DeviceKind::kRaid10:
+        need_members(2, SIZE_MAX, "raid10(ram*4)");
+        break;
+      case DeviceKind::kRaid5:
+        need_members(3, SIZE_MAX, "raid5(ram*4), or raid5(ram*3, missing)");
+        check_one_missing(node);
+        break;
+      case DeviceKind::kStriped:
+        need_members(2, SIZE_MAX, "striped(ram*4)");
+        break;
+      case DeviceKind::kCrypt:
+        need_members(1, 1, "crypt(ram)");
+        break;
       case DeviceKind::kLinear:
         need_members(1, SIZE_MAX, "linear(ram, ram)");
         break;
@@ -365,8 +404,27 @@ class Parser {
         break;
       case DeviceKind::kRam:
       case DeviceKind::kVirtio:
+      case DeviceKind::kNull:
+        break;
+      case DeviceKind::kMissing:
+        if (members != 0) fail(node.column - 1, "'missing' is an absent member and has none");
         break;
     }
+  }
+
+  // raid5 keeps its data with one member gone, not two: mdadm would not start the array.
+  void check_one_missing(const StackNode& node) const {
+    size_t missing = 0;
+    for (const auto& member : node.members) {
+      if (member.kind != DeviceKind::kMissing || ++missing < 2) continue;
+      fail(member.column - 1,
+           "raid5 runs with at most one member missing (example: raid5(ram*3, missing))");
+    }
+  }
+
+  static bool takes_chunk(DeviceKind kind) {
+    return kind == DeviceKind::kRaid0 || kind == DeviceKind::kRaid10 ||
+           kind == DeviceKind::kRaid5 || kind == DeviceKind::kStriped;
   }
 
   [[nodiscard]] uint64_t size_value(const Value& value) const {
@@ -406,6 +464,35 @@ class Parser {
     fail(value.at + digits, "a duration needs a unit: ms or s (as in 50ms)");
   }
 
+  // A null disk's latency: 500us, 5ms, 1s (null_blk counts nanoseconds).
+  [[nodiscard]] std::chrono::nanoseconds duration_ns(const Value& value) const {
+    const std::string& t = value.text;
+    size_t digits = 0;
+    while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits])) != 0) ++digits;
+    const std::string unit = t.substr(digits);
+    uint64_t n = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + digits, n);
+    (void)ptr;
+    if (digits == 0 || ec != std::errc() || n > 10'000'000'000ULL) {
+      fail(value.at, "expected a duration such as 5ms or 500us, found '" + t + "'");
+    }
+    std::chrono::nanoseconds latency{0};
+    if (unit == "ns") {
+      latency = std::chrono::nanoseconds(n);
+    } else if (unit == "us") {
+      latency = std::chrono::microseconds(n);
+    } else if (unit == "ms") {
+      latency = std::chrono::milliseconds(n);
+    } else if (unit == "s") {
+      latency = std::chrono::seconds(n);
+    } else {
+      fail(value.at + digits, "a duration needs a unit: ns, us, ms or s (as in 5ms)");
+    }
+    if (latency > kMaxNullLatency)
+      fail(value.at, "a null disk's latency is at most 10s, found '" + t + "'");
+    return latency;
+  }
+
   std::string_view text_;
   size_t pos_ = 0;
   size_t repeat_at_ = 0;
@@ -424,14 +511,15 @@ std::string_view kind_name(DeviceKind kind) {
 }
 
 bool is_md(DeviceKind kind) {
-  return kind == DeviceKind::kRaid0 || kind == DeviceKind::kRaid1;
+  return kind == DeviceKind::kRaid0 || kind == DeviceKind::kRaid1 || kind == DeviceKind::kRaid10 ||
+         kind == DeviceKind::kRaid5;
 }
 bool is_dm(DeviceKind kind) {
   return kind == DeviceKind::kLinear || kind == DeviceKind::kDelay || kind == DeviceKind::kFlakey ||
-         kind == DeviceKind::kError;
+         kind == DeviceKind::kError || kind == DeviceKind::kStriped || kind == DeviceKind::kCrypt;
 }
 bool is_disk(DeviceKind kind) {
-  return kind == DeviceKind::kRam || kind == DeviceKind::kVirtio;
+  return kind == DeviceKind::kRam || kind == DeviceKind::kVirtio || kind == DeviceKind::kNull;
 }
 
 uint64_t parse_size(std::string_view text) {

@@ -167,6 +167,9 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
       if (fs::path(ko).filename() == "brd.ko") {
         for (const auto& option : run.stack->brd_options) modules += " " + option;
       }
+      if (fs::path(ko).filename() == "null_blk.ko") {
+        for (const auto& option : run.stack->null_blk_options) modules += " " + option;
+      }
       modules += "\n";
     }
     if (run.stack) stack_script = run.stack->guest_script;

@@ -95,5 +95,61 @@ TEST(RemapCheck, Raid1AddsTheLegsDataOffset) {
   EXPECT_EQ(r.remap_check.mismatches, 1U);
 }
 
+// md0 = raid10 near copies (layout n2, 258) over 3 ram disks: odd, so a chunk's second copy
+// wraps to slot 0 one chunk further down. Chunk 1024 sectors, data offset 2048.
+std::vector<StackDevice> raid10_of_three(int64_t layout = 258) {
+  std::vector<StackDevice> stack{device("md0", kMd0, "raid10(ram*3)", "")};
+  stack[0].md_level = "raid10";
+  stack[0].chunk_bytes = 524288;
+  stack[0].md_layout = layout;
+  for (uint32_t i = 0; i < 3; ++i) {
+    stack[0].md_members.emplace_back("ram" + std::to_string(i), 2048);
+    stack.push_back(device("ram" + std::to_string(i), ram(i), "ram", "md0"));
+  }
+  return stack;
+}
+
+TEST(RemapCheck, Raid10NearCopiesEitherCopyIsRight) {
+  Stream s;
+  s.m(1, 0, 1, 0xa, ram(0), 2048 + 10, 4096, kMd0, 10);          // chunk 0, first copy
+  s.m(2, 0, 1, 0xb, ram(1), 2048 + 10, 4096, kMd0, 10);          // chunk 0, second copy
+  s.m(3, 0, 1, 0xc, ram(2), 2048 + 5, 4096, kMd0, 1024 + 5);     // chunk 1 on the last slot
+  s.m(4, 0, 1, 0xd, ram(0), 2048 + 1029, 4096, kMd0, 1024 + 5);  // its copy, wrapped a row down
+  s.m(5, 0, 1, 0xe, ram(1), 2048 + 1025, 4096, kMd0, 2048 + 1);  // chunk 2: slots 1 and 2, row 1
+  s.m(6, 0, 1, 0xf, ram(1), 2048 + 5, 4096, kMd0, 1024 + 5);     // wrong: chunk 1 is not on ram1
+  const Result r = run(raid10_of_three(), s.text());
+  EXPECT_EQ(r.remap_check.checked, 6U);
+  EXPECT_EQ(r.remap_check.mismatches, 1U);
+  ASSERT_EQ(r.remap_check.examples.size(), 1U);
+  EXPECT_EQ(r.remap_check.examples[0],
+            "md0 sector 1029 went to ram1 sector 2053, expected ram2 sector 2053 or ram0 sector "
+            "3077");
+}
+
+TEST(RemapCheck, Raid10FarLayoutIsLeftUnchecked) {
+  Stream s;
+  s.m(1, 0, 1, 0xa, ram(1), 99, 4096, kMd0, 10);
+  EXPECT_EQ(run(raid10_of_three(0x201), s.text()).remap_check.checked, 0U);  // f2
+  EXPECT_EQ(run(raid10_of_three(258), s.text()).remap_check.mismatches, 1U);
+}
+
+TEST(RemapCheck, DmStripedChunksGoRoundTheStripes) {
+  std::vector<StackDevice> stack{device("dm-0", dm(0), "striped(ram*2)", "")};
+  stack[0].dm_table = {"0 8192 striped 2 128 1:0 0 1:1 2048"};
+  stack.push_back(device("ram0", ram(0), "ram", "dm-0"));
+  stack.push_back(device("ram1", ram(1), "ram", "dm-0"));
+  Stream s;
+  s.m(1, 0, 1, 0xa, ram(0), 10, 4096, dm(0), 10);         // chunk 0: stripe 0
+  s.m(2, 0, 1, 0xb, ram(1), 2048 + 2, 4096, dm(0), 130);  // chunk 1: stripe 1, its offset
+  s.m(3, 0, 1, 0xc, ram(0), 128 + 44, 4096, dm(0), 300);  // chunk 2: stripe 0, one chunk down
+  s.m(4, 0, 1, 0xd, ram(0), 2, 4096, dm(0), 130);         // wrong stripe
+  const Result r = run(stack, s.text());
+  EXPECT_EQ(r.remap_check.checked, 4U);
+  EXPECT_EQ(r.remap_check.mismatches, 1U);
+  ASSERT_EQ(r.remap_check.examples.size(), 1U);
+  EXPECT_EQ(r.remap_check.examples[0],
+            "dm-0 sector 130 went to ram0 sector 2, expected ram1 sector 2050");
+}
+
 }  // namespace
 }  // namespace iotap::engine::testing

@@ -32,12 +32,25 @@ TEST(ControlLine, TheTopNodeHasNoParent) {
 }
 
 TEST(ControlLine, MdListsMembersInSlotOrderWithTheirOffsets) {
-  const ControlLine line = parse_control_line("md md0 raid1 0 ram1:2048 dm-0:8");
+  const ControlLine line = parse_control_line("md md0 raid1 0 0 ram1:2048 dm-0:8");
   ASSERT_EQ(line.kind, Kind::kMd);
   EXPECT_EQ(line.name, "md0");
   EXPECT_EQ(line.node.device.md_level, "raid1");
   EXPECT_EQ(line.node.device.chunk_bytes, 0U);
   EXPECT_EQ(line.node.device.md_members, (Members{{"ram1", 2048}, {"dm-0", 8}}));
+}
+
+TEST(ControlLine, MdCarriesItsLayout) {
+  // raid10 near copies n2: md's layout 0x102 (near copies in the low byte, far in the next).
+  const ControlLine line = parse_control_line("md md1 raid10 524288 258 ram0:2048 ram1:2048");
+  ASSERT_EQ(line.kind, Kind::kMd);
+  EXPECT_EQ(line.node.device.md_level, "raid10");
+  EXPECT_EQ(line.node.device.md_layout, 258);
+  EXPECT_EQ(line.node.device.md_members.size(), 2U);
+  GuestReport report;
+  report.feed("node 0 -1 md1 9:1 raid10(ram*2)");
+  report.feed("md md1 raid10 524288 258 ram0:2048 ram1:2048");
+  EXPECT_EQ(report.devices().at(0).md_layout, 258);
 }
 
 TEST(ControlLine, DmKeepsTheTableLineWhole) {
@@ -72,9 +85,9 @@ TEST(ControlLine, AnUnknownKindOrAnEmptyLineIsUnknown) {
 }
 
 TEST(ControlLine, LinesThatLackTheirFieldsAreMalformed) {
-  for (const char* text :
-       {"node", "node 1 0 ram0 1:0", "node one 0 ram0 1:0 ram", "md", "md md0 raid0",
-        "md md0 raid0 big ram0:0", "dm", "dmclear", "exit", "exit done"}) {
+  for (const char* text : {"node", "node 1 0 ram0 1:0", "node one 0 ram0 1:0 ram", "md",
+                           "md md0 raid0", "md md0 raid0 big 0 ram0:0", "md md0 raid0 4096 ram0:0",
+                           "dm", "dmclear", "exit", "exit done"}) {
     EXPECT_EQ(parse_control_line(text).kind, Kind::kMalformed) << text;
   }
 }
@@ -83,7 +96,7 @@ TEST(ControlLine, ABadNumberInsideAFieldReadsAsZero) {
   const ControlLine node = parse_control_line("node 1 0 ram0 x:y ram");
   ASSERT_EQ(node.kind, Kind::kNode);
   EXPECT_EQ(node.node.device.dev, 0U);
-  const ControlLine md = parse_control_line("md md0 raid0 65536 ram0 ram1:z");
+  const ControlLine md = parse_control_line("md md0 raid0 65536 0 ram0 ram1:z");
   ASSERT_EQ(md.kind, Kind::kMd);
   EXPECT_EQ(md.node.device.md_members, (Members{{"ram0", 0}, {"ram1", 0}}));
 }
@@ -94,7 +107,7 @@ TEST(GuestReport, BuildsTheStackFromItsLines) {
        {"status booted", "status building stack", "node 1 0 ram0 1:0 ram",
         "node 2 0 dm-0 253:0 error(ram)", "dm dm-0 0 131072 linear 1:1 0", "dmclear dm-0",
         "dm dm-0 0 131072 error", "node 0 -1 md0 9:0 raid1(ram,error(ram))",
-        "md md0 raid1 0 ram0:0 dm-0:0", "status running"}) {
+        "md md0 raid1 0 0 ram0:0 dm-0:0", "status running"}) {
     report.feed(line);
   }
   const std::vector<StackDevice> devices = report.devices();

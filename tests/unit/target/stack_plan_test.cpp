@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "iotap/util/error.h"
 
 namespace iotap::vm {
@@ -104,6 +106,50 @@ TEST(StackPlan, TwentySixVirtioDisksAreVdaToVdz) {
   const StackPlan plan = plan_stack(parse_stack_spec("raid0(virtio*26)"));
   ASSERT_EQ(plan.virtio_disks.size(), 26U);
   EXPECT_EQ(plan.devices.back().path, "/dev/vdz");
+}
+
+TEST(StackPlan, Raid10AndADegradedRaid5) {
+  const StackPlan plan =
+      plan_stack(parse_stack_spec("linear(raid10(ram*4), raid5(ram*3, missing))"));
+  ASSERT_EQ(plan.devices.size(), 10U) << "the missing slot is no device";
+  EXPECT_NE(plan.guest_script.find("iotap_md 1 0 'raid10(ram*4)' /dev/md0 10 0 /dev/ram0 /dev/ram1 "
+                                   "/dev/ram2 /dev/ram3\n"),
+            std::string::npos)
+      << plan.guest_script;
+  EXPECT_NE(plan.guest_script.find("iotap_md 6 0 'raid5(ram*3,missing)' /dev/md1 5 0 /dev/ram4 "
+                                   "/dev/ram5 /dev/ram6 missing\n"),
+            std::string::npos)
+      << plan.guest_script;
+  EXPECT_NE(std::find(plan.modules.begin(), plan.modules.end(), "raid10"), plan.modules.end());
+  EXPECT_NE(std::find(plan.modules.begin(), plan.modules.end(), "raid456"), plan.modules.end());
+}
+
+TEST(StackPlan, StripedCryptAndNullDisks) {
+  const StackPlan plan = plan_stack(
+      parse_stack_spec("raid0(striped(chunk=128k, ram*2), crypt(ram), null(lat=2ms), null:1G)"));
+  const std::string& script = plan.guest_script;
+  EXPECT_NE(script.find("iotap_dm 1 0 'striped(chunk=128k,ram*2)' iotap1 "
+                        "\"$(iotap_striped_table 256 /dev/ram0 /dev/ram1)\"\n"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(
+      script.find("iotap_dm 4 0 'crypt(ram)' iotap4 \"0 $(iotap_sectors /dev/ram2) crypt "
+                  "aes-xts-plain64 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+                  "1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f 0 "
+                  "/dev/ram2 0\"\n"),
+      std::string::npos)
+      << script;
+  EXPECT_NE(script.find("iotap_null 6 0 'null(lat=2ms)' /dev/nullb0 64 2000000\n"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("iotap_null 7 0 'null:1G' /dev/nullb1 1024 0\n"), std::string::npos)
+      << script;
+  EXPECT_EQ(plan.null_blk_options, std::vector<std::string>{"nr_devices=0"});
+  for (const char* module : {"dm-crypt", "ecb", "xts", "configfs", "null_blk", "dm-mod"}) {
+    EXPECT_NE(std::find(plan.modules.begin(), plan.modules.end(), module), plan.modules.end())
+        << module;
+  }
+  EXPECT_TRUE(plan_stack(parse_stack_spec("raid0(ram*2)")).null_blk_options.empty());
 }
 
 }  // namespace

@@ -230,5 +230,81 @@ TEST(StackSpec, Sizes) {
   EXPECT_EQ(describe_size(1000), "1000");
 }
 
+TEST(StackSpec, Raid10Raid5StripedCryptAndNull) {
+  const StackNode raid10 = parse_stack_spec("raid10(chunk=64k, ram*4)");
+  EXPECT_EQ(raid10.kind, DeviceKind::kRaid10);
+  EXPECT_EQ(raid10.chunk_bytes, 64U << 10);
+  EXPECT_EQ(raid10.members.size(), 4U);
+  EXPECT_TRUE(is_md(raid10.kind));
+
+  const StackNode degraded = parse_stack_spec("raid5(ram*3, missing)");
+  EXPECT_EQ(degraded.kind, DeviceKind::kRaid5);
+  ASSERT_EQ(degraded.members.size(), 4U);
+  EXPECT_EQ(degraded.members[3].kind, DeviceKind::kMissing);
+  EXPECT_EQ(degraded.spec, "raid5(ram*3,missing)");
+
+  const StackNode striped = parse_stack_spec("striped(chunk=128k, ram*4)");
+  EXPECT_EQ(striped.kind, DeviceKind::kStriped);
+  EXPECT_EQ(striped.chunk_bytes, 128U << 10);
+  EXPECT_TRUE(is_dm(striped.kind));
+  EXPECT_TRUE(is_dm(parse_stack_spec("crypt(ram)").kind));
+
+  const StackNode slow = parse_stack_spec("raid0(ram*3, null(lat=5ms))");
+  EXPECT_EQ(slow.members[3].kind, DeviceKind::kNull);
+  EXPECT_EQ(slow.members[3].latency, std::chrono::milliseconds(5));
+  EXPECT_EQ(slow.members[3].spec, "null(lat=5ms)");
+  const StackNode sized = parse_stack_spec("null:1G(lat=2ms)");
+  EXPECT_EQ(sized.size_bytes, 1ULL << 30);
+  EXPECT_EQ(sized.latency, std::chrono::milliseconds(2));
+  EXPECT_EQ(parse_stack_spec("null").latency.count(), 0);
+  EXPECT_EQ(parse_stack_spec("null(lat=250us)").latency, std::chrono::microseconds(250));
+  EXPECT_TRUE(is_disk(parse_stack_spec("null").kind));
+  EXPECT_EQ(parse_stack_spec("raid0(striped(ram*2), crypt(ram), null(lat=2ms))").members.size(),
+            3U);
+}
+
+TEST(StackSpec, TheNewKindsRefuseWrongShapesWithACaret) {
+  const std::string lat = error_of("null(lat=abc)");
+  EXPECT_NE(lat.find("expected a duration such as 5ms or 500us, found 'abc' at column 10:\n"
+                     "    null(lat=abc)\n"
+                     "             ^"),
+            std::string::npos)
+      << lat;
+  EXPECT_NE(error_of("null(lat=5)").find("a duration needs a unit: ns, us, ms or s"),
+            std::string::npos);
+  EXPECT_NE(error_of("null(lat=11s)").find("latency is at most 10s"), std::string::npos);
+  EXPECT_NE(error_of("null:1500k").find("whole MiB"), std::string::npos);
+  EXPECT_NE(error_of("ram(lat=5ms)").find("option 'lat' does not apply to ram"), std::string::npos);
+  EXPECT_NE(error_of("raid0(ram, null(chunk=64k))")
+                .find("option 'chunk' does not apply to null (null takes lat=DURATION"),
+            std::string::npos);
+
+  const std::string raid5 = error_of("raid5(ram)");
+  EXPECT_NE(raid5.find("raid5 needs at least 3 members, got 1 (example: raid5(ram*4), or "
+                       "raid5(ram*3, missing)) at column 1:"),
+            std::string::npos)
+      << raid5;
+  EXPECT_NE(error_of("raid5(ram*2, missing*2)").find("at most one member missing"),
+            std::string::npos);
+  EXPECT_NE(error_of("raid0(ram*2, missing)")
+                .find("'missing' is an absent raid5 member; raid0 "
+                      "takes none"),
+            std::string::npos);
+  EXPECT_NE(error_of("missing").find("not a device"), std::string::npos);
+  EXPECT_NE(error_of("raid10(ram)").find("raid10 needs at least 2 members, got 1"),
+            std::string::npos);
+  EXPECT_NE(error_of("striped(ram)")
+                .find("striped needs at least 2 members, got 1 (example: "
+                      "striped(ram*4))"),
+            std::string::npos);
+  const std::string crypt = error_of("raid0(ram, crypt(ram, ram))");
+  EXPECT_NE(crypt.find("crypt needs 1 member, got 2 (example: crypt(ram)) at column 12:"),
+            std::string::npos)
+      << crypt;
+  EXPECT_NE(error_of("crypt(chunk=64k, ram)").find("option 'chunk' does not apply to crypt"),
+            std::string::npos);
+  EXPECT_NE(error_of("striped(chunk=3k, ram*2)").find("power of two"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace iotap::vm

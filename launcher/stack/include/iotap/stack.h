@@ -17,7 +17,8 @@ struct StackDevice {
   std::string spec;          // its --stack node, e.g. "delay(ram,50ms)"; may be empty
   std::string parent;        // the parent's kernel name; empty for the top device
   std::string md_level;      // "raid0", "raid1"; empty if not md
-  uint64_t chunk_bytes = 0;  // md raid0 chunk size
+  uint64_t chunk_bytes = 0;  // md raid0, raid10, raid5 chunk size
+  int64_t md_layout = 0;     // md's layout number: raid10 near copies in its low byte (n2 is 258)
   std::vector<std::pair<std::string, uint64_t>> md_members;  // slot order: name, data offset
                                                              // in sectors
   std::vector<std::string> dm_table;  // "START LENGTH TARGET ARGS", e.g. "0 131072 delay 1:7 0 50"

@@ -49,7 +49,8 @@ iotap_kname() {
 
 # iotap_node ID PARENT SPEC PATH: reports a device the stack now has, as sysfs sees it:
 #   node ID PARENT NAME MAJ:MIN SPEC
-#   md NAME LEVEL CHUNK_BYTES MEMBER:DATA_OFFSET_SECTORS...   (members in slot order)
+#   md NAME LEVEL CHUNK_BYTES LAYOUT MEMBER:DATA_OFFSET_SECTORS...   (members in slot order;
+#                                                            an absent slot is left out)
 #   dm NAME START LENGTH TARGET ARGS...                         (one per table line)
 iotap_node() {
   local name sys
@@ -57,14 +58,16 @@ iotap_node() {
   sys=/sys/block/$name
   iotap_say "node $1 $2 $name $(cat "$sys/dev") $3"
   if [ -d "$sys/md" ]; then
-    local members="" slot link member
-    slot=0
-    while link=$(readlink "$sys/md/rd$slot" 2>/dev/null); do
-      member=${link##*dev-}
-      members="$members $member:$(cat "$sys/md/dev-$member/offset")"
+    local members="" slot=0 slots link member
+    slots=$(cat "$sys/md/raid_disks")
+    while [ "$slot" -lt "$slots" ]; do
+      if link=$(readlink "$sys/md/rd$slot" 2>/dev/null); then
+        member=${link##*dev-}
+        members="$members $member:$(cat "$sys/md/dev-$member/offset")"
+      fi
       slot=$((slot + 1))
     done
-    iotap_say "md $name $(cat "$sys/md/level") $(cat "$sys/md/chunk_size")$members"
+    iotap_say "md $name $(cat "$sys/md/level") $(cat "$sys/md/chunk_size") $(cat "$sys/md/layout")$members"
   fi
   if [ -d "$sys/dm" ]; then
     dmsetup table "$(cat "$sys/dm/name")" | while read -r line; do iotap_say "dm $name $line"; done
@@ -77,14 +80,33 @@ iotap_disk() {
   iotap_node "$1" "$2" "$3" "$4"
 }
 
+# iotap_null ID PARENT SPEC PATH SIZE_MIB LATENCY_NS: a null_blk disk made through configfs,
+# request-based (queue_mode 2), each I/O completed by a timer LATENCY_NS later (irqmode 2), its
+# data kept in memory (mdadm reads back the superblock it writes). The kernel names the disk
+# after its configfs entry: /dev/nullb0 for .../nullb/nullb0.
+iotap_null() {
+  local dir=/sys/kernel/config/nullb/${4#/dev/}
+  [ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config ||
+    iotap_fail "could not mount configfs for $3"
+  mkdir "$dir" || iotap_fail "null_blk made no configfs entry for $3"
+  {
+    echo 2 >"$dir/queue_mode" && echo 2 >"$dir/irqmode" && echo "$6" >"$dir/completion_nsec" &&
+      echo "$5" >"$dir/size" && echo 1 >"$dir/memory_backed" && echo 1 >"$dir/power"
+  } || iotap_fail "null_blk refused the settings of $3"
+  iotap_disk "$1" "$2" "$3" "$4"
+}
+
 # iotap_md ID PARENT SPEC PATH LEVEL CHUNK_KIB MEMBER...
 iotap_md() {
   local id=$1 parent=$2 spec=$3 path=$4 level=$5 chunk=$6
   shift 6
   local options="--run --level=$level --raid-devices=$#"
   [ "$chunk" != 0 ] && options="$options --chunk=$chunk"
-  # A mirror's initial resync would read and write in the background of every trace.
-  [ "$level" = 1 ] && options="$options --assume-clean"
+  # raid10's near copies, spelled out: the remap check reads the layout back.
+  [ "$level" = 10 ] && options="$options --layout=n2"
+  # A mirror's or a parity array's initial resync would read and write in the background of
+  # every trace.
+  [ "$level" != 0 ] && options="$options --assume-clean"
   mdadm --create "$path" $options "$@" </dev/null || iotap_fail "mdadm could not create $path for $spec"
   iotap_node "$id" "$parent" "$spec" "$path"
 }
@@ -97,6 +119,19 @@ iotap_linear_table() {
     echo "$offset $size linear $member 0"
     offset=$((offset + size))
   done
+}
+
+# iotap_striped_table CHUNK_SECTORS MEMBER...: a dm-striped table over the members, as LVM
+# stripes: as many whole chunks from each as the smallest member holds.
+iotap_striped_table() {
+  local chunk=$1 least="" size devices=""
+  shift
+  for member in "$@"; do
+    size=$(iotap_sectors "$member")
+    [ -z "$least" ] || [ "$size" -lt "$least" ] && least=$size
+    devices="$devices $member 0"
+  done
+  echo "0 $((least / chunk * chunk * $#)) striped $# $chunk$devices"
 }
 
 # iotap_dm ID PARENT SPEC NAME TABLE

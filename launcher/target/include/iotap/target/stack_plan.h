@@ -24,9 +24,11 @@ struct VirtioDisk {
 };
 
 struct StackPlan {
-  std::vector<PlannedDevice> devices;    // indexed by id
-  std::vector<std::string> modules;      // kernel modules the stack needs, by name
-  std::vector<std::string> brd_options;  // "rd_nr=8", "rd_size=65536" when ram disks are used
+  std::vector<PlannedDevice> devices;         // indexed by id
+  std::vector<std::string> modules;           // kernel modules the stack needs, by name
+  std::vector<std::string> brd_options;       // "rd_nr=8", "rd_size=65536" when ram disks are used
+  std::vector<std::string> null_blk_options;  // "nr_devices=0" when null disks are used: only
+                                              // the ones configfs makes exist
   std::vector<VirtioDisk> virtio_disks;
   std::string guest_script;  // sourced by the guest's init after its helper functions exist
   size_t ram_disks = 0;      // brd disks, all of one size
@@ -37,6 +39,8 @@ struct StackPlan {
 
 inline constexpr uint64_t kDefaultRamBytes = 64ULL << 20;
 inline constexpr uint64_t kDefaultVirtioBytes = 256ULL << 20;
+inline constexpr uint64_t kDefaultNullBytes = 64ULL << 20;  // a ram disk's default, so that
+                                                            // raid0(ram*3, null) has equal members
 
 // Guest memory the kernel, the unpacked initrd, stap's module and the workload need besides
 // the ram disks (brd keeps every written page in guest memory, and raid1 writes them all).

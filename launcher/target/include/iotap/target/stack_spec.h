@@ -9,6 +9,8 @@
 //   raid0(ram*7, delay(ram, 50ms))      raid0(chunk=64k, ram:128M*4)
 //   raid1(ram, delay(ram, 20ms))        linear(raid0(ram*4))
 //   raid0(ram*3, flakey(ram, up=1s, down=1s))     raid0(ram*3, error(ram))
+//   raid10(ram*4)   raid5(ram*3, missing)   striped(chunk=64k, ram*4)   crypt(ram)
+//   raid0(ram*3, null(lat=5ms))             null:1G(lat=2ms)
 //
 // `X*N` repeats a node N times among its parent's members. Parsing checks everything that can
 // be checked without a kernel; errors point at the offending character. Parsing takes time in
@@ -28,7 +30,22 @@ inline constexpr size_t kMaxStackDevices = 256;  // disks, md arrays and dm targ
 inline constexpr size_t kMaxRepeat = 64;         // N in X*N
 inline constexpr size_t kMaxVirtioDisks = 26;    // the guest names them vda to vdz
 
-enum class DeviceKind { kRaid0, kRaid1, kLinear, kDelay, kFlakey, kError, kRam, kVirtio };
+enum class DeviceKind {
+  kRaid0,
+  kRaid1,
+  kRaid10,
+  kRaid5,
+  kLinear,
+  kDelay,
+  kFlakey,
+  kError,
+  kStriped,
+  kCrypt,
+  kRam,
+  kVirtio,
+  kNull,
+  kMissing,  // an absent raid5 slot (mdadm's `missing`): no device, only a place among members
+};
 
 std::string_view kind_name(DeviceKind kind);
 bool is_md(DeviceKind kind);
@@ -41,8 +58,9 @@ struct StackNode {
   size_t column = 0;  // 1-based position of the node in the original spec
   std::vector<StackNode> members;
 
-  uint64_t size_bytes = 0;              // ram, virtio; 0 = default
-  uint64_t chunk_bytes = 0;             // raid0; 0 = mdadm's default
+  uint64_t size_bytes = 0;              // ram, virtio, null; 0 = default
+  uint64_t chunk_bytes = 0;             // raid0, raid10, raid5, striped; 0 = the default
+  std::chrono::nanoseconds latency{0};  // null: each I/O's completion time (null_blk's timer)
   std::chrono::milliseconds delay{0};   // delay
   std::chrono::seconds up{0}, down{0};  // flakey
   uint64_t iops = 0, bps = 0;           // virtio throttling; 0 = none
