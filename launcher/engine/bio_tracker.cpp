@@ -68,6 +68,14 @@ void BioTracker::forget(uint32_t index) {
 }
 
 void BioTracker::abandon(uint32_t index) {
+  BioNode& node = pool_[index];
+  if (node.has(BioNode::rq_done)) {
+    // A request's completion (D) covered it and it was waiting only for a C of its own that
+    // might follow; its address coming back says none will: it ended at the D. (A freed clone's
+    // address is often reused on another CPU within microseconds of the D.)
+    finish(index, node.rq_end, node.rq_error);
+    return;
+  }
   ++stats_.abandoned;
   drop(index);
 }
@@ -218,6 +226,8 @@ void BioTracker::rq_complete(const Event& event) {
     const uint64_t from = node.sector + std::min(node.split_off, node.sectors - 1);
     if (node.has(BioNode::rq_done) || from < first || node.sector + node.sectors > last) continue;
     node.flags |= BioNode::rq_done;
+    node.rq_end = event.ts;
+    node.rq_error = static_cast<int32_t>(event.value);
     covered.bios.emplace_back(index, node.address);
   }
   if (covered.bios.empty()) return;
@@ -268,7 +278,10 @@ void BioTracker::settle(uint32_t cpu, uint64_t next_seq) {
   bool member = false;
   for (const auto& [index, address] : covered.bios) {
     const auto it = by_address_.find(address);
-    if (it == by_address_.end() || it->second != index) continue;  // ended or abandoned since
+    // Ended or given up since; or its node and address went to a new bio (ended at its D when
+    // the address came back), which no D has covered.
+    if (it == by_address_.end() || it->second != index || !pool_[index].has(BioNode::rq_done))
+      continue;
     member = member || member_of_md_or_dm(index);
     finish(index, covered.ts, covered.error);
   }

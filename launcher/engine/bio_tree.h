@@ -33,8 +33,10 @@ struct BioNode {
   uint64_t sector = 0;
   uint64_t sectors = 0;  // at least 1, so a sector is always inside some bio
   uint64_t bytes = 0;
-  uint64_t split_off = 0;      // sectors cut from its front by X on its device (what D must cover
-                               // is the rest)
+  uint64_t split_off = 0;  // sectors cut from its front by X on its device (what D must cover
+                           // is the rest)
+  uint64_t rq_end = 0;     // with rq_done: the D's time and status
+  int32_t rq_error = 0;
   uint64_t covered_start = 0;  // the part of [start, end] spent in devices below (set at C)
   uint64_t covered_end = 0;
   uint32_t device = kNoDevice;  // index in the Stack

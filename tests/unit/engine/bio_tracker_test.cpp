@@ -164,6 +164,27 @@ TEST(BioTracker, RequestCompletionEndsTheMemberBioOnARequestBasedDisk) {
   EXPECT_EQ(vda_stage.end_ns, 212 * kUs);
 }
 
+// The D's CPU has nothing more to say for a while, and md's clone is freed and its address
+// reused on another CPU microseconds later: the bio the D covered ended at the D, not lost.
+TEST(BioTracker, AnAddressReusedRightAfterItsRequestsCompletionEndsTheOldBioAtTheD) {
+  const uint32_t vda = make_dev(253, 0);
+  Stream s;
+  s.q(10 * kUs, 0, 100, 0xa0, kMd0, 0, 4096);
+  s.m(11 * kUs, 0, 100, 0xc0, vda, 0, 4096, kMd0, 0).q(12 * kUs, 0, 100, 0xc0, vda, 0, 4096);
+  s.i(15 * kUs, 0, 100, 0xe0, vda, 0, 4096, 0xc0);
+  s.d(212 * kUs, 2, 0, 0xe0, vda, 0, 4096);
+  // Another read's clone gets the freed address 0xc0 on CPU 0 before CPU 2 says anything more.
+  s.q(213 * kUs, 0, 101, 0xa1, kMd0, 8, 4096);
+  s.m(214 * kUs, 0, 101, 0xc0, vda, 8, 4096, kMd0, 8).q(222 * kUs, 0, 101, 0xc0, vda, 8, 4096);
+  s.c(230 * kUs, 2, 0, 0xa0);
+  s.d(400 * kUs, 2, 0, 0xe1, vda, 8, 4096).c(401 * kUs, 2, 0, 0xa1);
+  const Result r = run(two_virtio_disks(), s.text());
+  EXPECT_EQ(find(r, "vda")->ios, 2U);
+  EXPECT_EQ(r.stream.abandoned_bios, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  EXPECT_DOUBLE_EQ(find(r, "vda")->latency.mean_us, (200 + 178) / 2.0);
+}
+
 TEST(BioTracker, RequestCoveringTwoBiosEndsBoth) {
   // Two reads' member bios on vdb, contiguous, merged into one request; a third bio on vdb
   // beyond the request stays in flight.
