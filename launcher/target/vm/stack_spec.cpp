@@ -446,17 +446,28 @@ class Parser {
     return n;
   }
 
+  // A duration's number and unit ("50ms" -> 50, "ms"), the number at most `most`.
+  struct Amount {
+    uint64_t n = 0;
+    std::string unit;
+    size_t digits = 0;
+  };
+  [[nodiscard]] Amount amount(const Value& value, uint64_t most, const char* example) const {
+    const std::string& t = value.text;
+    Amount a;
+    while (a.digits < t.size() && std::isdigit(static_cast<unsigned char>(t[a.digits])) != 0)
+      ++a.digits;
+    a.unit = t.substr(a.digits);
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + a.digits, a.n);
+    (void)ptr;
+    if (a.digits == 0 || ec != std::errc() || a.n > most)
+      fail(value.at, std::string("expected a duration such as ") + example + ", found '" + t + "'");
+    return a;
+  }
+
   [[nodiscard]] std::chrono::milliseconds duration_ms(const Value& value) const {
     const std::string& t = value.text;
-    size_t digits = 0;
-    while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits])) != 0) ++digits;
-    const std::string unit = t.substr(digits);
-    uint64_t n = 0;
-    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + digits, n);
-    if (digits == 0 || ec != std::errc() || n > 3'600'000) {
-      fail(value.at, "expected a duration such as 50ms or 1s, found '" + t + "'");
-    }
-    (void)ptr;
+    const auto [n, unit, digits] = amount(value, 3'600'000, "50ms or 1s");
     if (unit == "ms") return std::chrono::milliseconds(n);
     if (unit == "s") return std::chrono::seconds(n);
     if (unit == "us" && n % 1000 == 0) return std::chrono::milliseconds(n / 1000);
@@ -467,15 +478,7 @@ class Parser {
   // A null disk's latency: 500us, 5ms, 1s (null_blk counts nanoseconds).
   [[nodiscard]] std::chrono::nanoseconds duration_ns(const Value& value) const {
     const std::string& t = value.text;
-    size_t digits = 0;
-    while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits])) != 0) ++digits;
-    const std::string unit = t.substr(digits);
-    uint64_t n = 0;
-    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + digits, n);
-    (void)ptr;
-    if (digits == 0 || ec != std::errc() || n > 10'000'000'000ULL) {
-      fail(value.at, "expected a duration such as 5ms or 500us, found '" + t + "'");
-    }
+    const auto [n, unit, digits] = amount(value, 10'000'000'000ULL, "5ms or 500us");
     std::chrono::nanoseconds latency{0};
     if (unit == "ns") {
       latency = std::chrono::nanoseconds(n);
