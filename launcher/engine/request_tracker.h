@@ -50,11 +50,7 @@ class RequestTracker {
   // seen to start.
   template <typename Finished>
   bool done(const Event& event, Finished&& finished) {
-    const auto it = open_.find(event.id);
-    if (it == open_.end()) return false;
-    finished(it->second, event.ts, event.value);
-    close(it);
-    return true;
+    return end(open_.find(event.id), event, finished);
   }
 
   // SD: ends the call `event.tid` has open, as done() does. False if it has none (a call the
@@ -62,18 +58,22 @@ class RequestTracker {
   template <typename Finished>
   bool done_on_thread(const Event& event, Finished&& finished) {
     const auto t = by_tid_.find(event.tid);
-    if (t == by_tid_.end()) return false;
-    const auto it = open_.find(t->second);
-    if (it == open_.end()) return false;
-    finished(it->second, event.ts, event.value);
-    close(it);
-    return true;
+    return t != by_tid_.end() && end(open_.find(t->second), event, finished);
   }
 
   size_t open() const { return open_.size(); }
   uint64_t abandoned() const { return abandoned_; }
 
  private:
+  // The one way a request ends (done, done_on_thread): attribution hears of it, then it closes.
+  template <typename Finished>
+  bool end(std::unordered_map<uint64_t, Request>::iterator it, const Event& event,
+           Finished& finished) {
+    if (it == open_.end()) return false;
+    finished(it->second, event.ts, event.value);
+    close(it);
+    return true;
+  }
   // Forgets the read and lets go of its bio trees.
   void close(std::unordered_map<uint64_t, Request>::iterator it);
 
