@@ -18,6 +18,7 @@ target_compile_definitions(stapio_drain_test PRIVATE
 add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_preload)
 # The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
 iotap_unit_test(control_protocol_test SOURCES target/control_protocol_test.cpp LIBS iotap_target)
+iotap_unit_test(accelerator_test SOURCES target/accelerator_test.cpp LIBS iotap_target)
 iotap_unit_test(initramfs_test
   SOURCES target/cpio_writer_test.cpp target/elf_dependencies_test.cpp target/kernel_test.cpp
   LIBS iotap_target)

@@ -29,6 +29,7 @@
 #include "iotap/util/quoting.h"
 #include "iotap/util/stop_signal.h"
 #include "iotap/util/temp_dir.h"
+#include "vm/accelerator.h"
 #include "vm/control_protocol.h"
 #include "vm/guest_channels.h"
 #include "vm/initramfs.h"
@@ -109,13 +110,6 @@ void concatenate(const std::vector<std::string>& parts, const std::string& into)
   if (!out) throw UserError("cannot write '" + into + "' (disk full?)");
 }
 
-bool kvm_usable() {
-  const int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
-}
-
 // A run.conf line the guest's shell sources and then splits at spaces. The words are checked
 // options (stap/stap_options.h): anything else here is a bug, not something to quote.
 std::string conf_words(const std::string& name, const std::vector<std::string>& words) {
@@ -187,7 +181,7 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
 std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel& kernel,
                                       const VmRun& run, const TempDir& dir,
                                       const std::string& initrd) {
-  const bool kvm = kvm_usable();
+  const bool kvm = host_accelerator() == Accelerator::kKvm;
   std::vector<std::string> argv{
       qemu, "-machine", "q35", "-accel", kvm ? "kvm" : "tcg", "-cpu", kvm ? "host" : "max", "-smp",
       std::to_string(run.cpus), "-m", std::to_string(run.memory_mib), "-nodefaults",
