@@ -55,6 +55,7 @@ add_custom_command(
           "-DTASK_WORK_HEADER=${_task_work_header}" -P "${CMAKE_SOURCE_DIR}/cmake/StapRuntimeCompat.cmake"
   DEPENDS "${CMAKE_SOURCE_DIR}/cmake/StapRuntimeCompat.cmake" "${IOTAP_SYSTEM_STAP_RUNTIME}/stp_task_work.c"
           "${IOTAP_SYSTEM_STAP_RUNTIME}/transport/relay_v2.c" "${IOTAP_SYSTEM_STAP_RUNTIME}/linux/kprobes.c"
+          "${IOTAP_SYSTEM_STAP_RUNTIME}/transport/transport.c" "${IOTAP_SYSTEM_STAP_RUNTIME}/transport/control.c"
           "${_task_work_header}"
   COMMENT "Adapting the SystemTap runtime to kernel ${IOTAP_GUEST_KERNEL}")
 add_custom_target(stap_runtime ALL DEPENDS "${IOTAP_STAP_RUNTIME}/iotap-compat.txt")

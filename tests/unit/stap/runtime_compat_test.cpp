@@ -37,8 +37,9 @@ std::string adapted_file(const std::string& file) {
   return read_file(std::string(STAP_RUNTIME_DIR) + "/" + file);
 }
 
-constexpr std::array<std::string_view, 3> kPatchedFiles = {
-    "stp_task_work.c", "transport/relay_v2.c", "linux/kprobes.c"};
+constexpr std::array<std::string_view, 5> kPatchedFiles = {
+    "stp_task_work.c", "transport/relay_v2.c", "linux/kprobes.c", "transport/transport.c",
+    "transport/control.c"};
 
 TEST(StapRuntimeCompat, TaskWorkCancelFuncIsUsedWhenTheKernelHasIt) {
   const std::string header = read_file(TASK_WORK_HEADER);
@@ -90,6 +91,44 @@ TEST(StapRuntimeCompat, ModuleProbesNotFoundInVmlinuxAreRegisteredByName) {
            {"else if (!USE_KALLSYMS_ON_EACH_SYMBOL) {",
             "else if (!USE_KALLSYMS_ON_EACH_SYMBOL || (" + module_probe +
                 " && skp->kprobe->u.kp.addr == 0)) {"}}));
+}
+
+// The control channel held the CPU's probe context with interrupts on, so an interrupt's probe
+// hit in that window (a null_blk completion) was skipped; the adapted copy turns interrupts off
+// for as long as it holds the context.
+TEST(StapRuntimeCompat, TheControlChannelHoldsTheProbeContextWithInterruptsOff) {
+  EXPECT_NE(adapted_file("iotap-compat.txt").find("ctl_context_irqs_off"), std::string::npos);
+  const std::string get = "c = _stp_runtime_entryfn_get_context();";
+  const std::string put = "_stp_runtime_entryfn_put_context(c);";
+  const std::string save = "local_irq_save(iotap_irq_flags);\n\t";
+  const std::string restore = "\n\tlocal_irq_restore(iotap_irq_flags);";
+  EXPECT_EQ(
+      adapted_file("transport/transport.c"),
+      system_file_patched(
+          "transport/transport.c",
+          {{"\tunsigned long flags;\n\tstruct context* __restrict__ c = NULL;\n\n"
+            "\t/* Prevent probe reentrancy while grabbing probe-used locks.  */\n\t" +
+                get,
+            "\tunsigned long flags, iotap_irq_flags;\n\tstruct context* __restrict__ c = "
+            "NULL;\n\n\t/* Prevent probe reentrancy while grabbing probe-used locks.  */\n\t" +
+                save + get},
+           {"\t" + put + "\n\n\tif (do_io)", "\t" + put + restore + "\n\n\tif (do_io)"}}));
+  EXPECT_EQ(adapted_file("transport/control.c"),
+            system_file_patched(
+                "transport/control.c",
+                {{"\tstruct _stp_buffer *bptr;\n\tunsigned long flags;\n\tunsigned hlen;",
+                  "\tstruct _stp_buffer *bptr;\n\tunsigned long flags, "
+                  "iotap_irq_flags;\n\tunsigned hlen;"},
+                 {"\t" + get + "\n\n\t/* get a buffer from the free pool */",
+                  "\t" + save + get + "\n\n\t/* get a buffer from the free pool */"},
+                 {"\t\t" + put + "\n\t\treturn -ENOMEM;",
+                  "\t\t" + put + "\n\t\tlocal_irq_restore(iotap_irq_flags);\n\t\treturn -ENOMEM;"},
+                 {"\t" + put + "\n\n\t/* It would be nice",
+                  "\t" + put + restore + "\n\n\t/* It would be nice"},
+                 {"\tstruct _stp_buffer *bptr;\n\tunsigned long flags;\n\n\t" + get,
+                  "\tstruct _stp_buffer *bptr;\n\tunsigned long flags, iotap_irq_flags;\n\n\t" +
+                      save + get},
+                 {"put_context:\n\t" + put + "\n}", "put_context:\n\t" + put + restore + "\n}"}}));
 }
 
 // Nothing else in the copy differs from the system's runtime.

@@ -72,9 +72,28 @@ TEST(StapArgv, OptionsBeforeTheScriptArgumentsAfterIt) {
   const Words argv = stap_argv(request);
   Words expected{"stap", "-p4", "-m", "iotap", "-r", "6.1.0-test", "-R", "/rt"};
   for (const auto& dir : tapset_dirs()) expected.insert(expected.end(), {"-I", dir});
-  expected.insert(expected.end(), {"-I", "/w/tapset-paths", "-D", "MAXACTION=5000", "-v", "--",
-                                   "/w/iotap.stp", "-x", "5"});
+  expected.insert(expected.end(), {"-I", "/w/tapset-paths", "-D", "INTERRUPTIBLE=0", "-D",
+                                   "MAXACTION=5000", "-v", "--", "/w/iotap.stp", "-x", "5"});
   EXPECT_EQ(argv, expected);
+}
+
+// Handlers run with interrupts off, so that an interrupt's probe hit is not dropped uncounted
+// while another handler runs on its CPU; the user's own -D INTERRUPTIBLE replaces iotap's.
+TEST(StapArgv, HandlersRunWithInterruptsOffUnlessTheUserSaysOtherwise) {
+  const auto defines_of = [](const Words& argv) {
+    Words defines;
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "-D") defines.push_back(argv[i + 1]);
+    return defines;
+  };
+  EXPECT_EQ(defines_of(stap_argv({"probe begin {}\n", "my.stp", "", "", "/w", {}, "", {}})),
+            Words{"INTERRUPTIBLE=0"});
+  EXPECT_EQ(defines_of(stap_argv(
+                {"probe begin {}\n", "my.stp", "", "", "/w", {}, "", {"-D", "INTERRUPTIBLE=1"}})),
+            Words{"INTERRUPTIBLE=1"});
+  EXPECT_EQ(defines_of(stap_argv(
+                {"probe begin {}\n", "my.stp", "", "", "/w", {}, "", {"-D", "INTERRUPTIBLE"}})),
+            Words{"INTERRUPTIBLE"});
 }
 
 TEST(StapArgv, NoOptionsNoArguments) {
