@@ -116,6 +116,9 @@ void BioTracker::queue(const Event& event) {
 }
 
 void BioTracker::split(const Event& event) {
+  // dm split the bio: it sent the front part on as clones (their M events join them to this
+  // bio by sector) and goes on with the rest, the same bio, to one completion.
+  if (event.id == event.parent) return;
   if (const auto it = by_address_.find(event.id); it != by_address_.end()) abandon(it->second);
   const auto parent = by_address_.find(event.parent);
   if (parent == by_address_.end()) {

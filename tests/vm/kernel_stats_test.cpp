@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,11 @@ enum class Bar {
   // 5%; what the kernel's granularity does guarantee is that each io, and so the mean, is off
   // by less than a tick (docs/engine.md, "Accuracy against the kernel's statistics").
   kWithinATick,
+  // dm striped cuts each bio at its chunks and the kernel counts one io per part (a dm_io
+  // each), timed from the part's start to its own end; iotap counts the bio, which ends with
+  // its last part. So the counts are checked (the kernel's reads are iotap's bytes in 64 KiB
+  // parts, its sectors iotap's bytes) and the means, which measure different things, are not.
+  kChunkParts,
 };
 
 struct Case {
@@ -81,11 +87,17 @@ TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
     std::printf("kernel-stats: %s | %s | iotap %.1f us | kernel %.1f us | %+.1f%% | %d ios\n",
                 c.stack, name.c_str(), mean, kernel_mean, 100 * error, ios);
     EXPECT_GE(ios, 64) << name;
+    EXPECT_EQ(kernel["writes"], 0) << name;
+    EXPECT_EQ(device["bytes"].get<int64_t>(), kernel["sectors_read"].get<int64_t>() * 512) << name;
+    if (c.bar == Bar::kChunkParts) {
+      EXPECT_EQ(ios, 64) << name << ": block_hasher's 64 reads, one bio each";
+      EXPECT_EQ(reads, device["bytes"].get<int64_t>() / 65536) << name;
+      continue;
+    }
     // dm counts an io per dm_io: a bio that dm does not split (no target boundary, no
     // max_io_len in these stacks) is one io for both.
     EXPECT_EQ(ios, reads) << name << "\nstream: " << result["stream"].dump()
                           << "\nloss: " << result["loss"].dump();
-    EXPECT_EQ(kernel["writes"], 0) << name;
     if (c.bar == Bar::kFivePercent) {
       EXPECT_LE(std::abs(error), 0.05)
           << name << ": iotap " << mean << " us, kernel " << kernel_mean << " us";
@@ -100,9 +112,15 @@ TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
 INSTANTIATE_TEST_SUITE_P(
     Stacks, KernelStatsTest,
     ::testing::Values(
-        // linear(virtio(iops=40)) is left out until its lost completions are understood: one
-        // run in three, one or two bios' completions never reach the stream and nothing counts
-        // them as lost (docs/engine.md, "Accuracy against the kernel's statistics").
+        // A throttled virtio disk completes in its interrupt: before stap's INTERRUPTIBLE=0,
+        // one run in three lost a completion there (docs/engine.md).
+        Case{"linear(virtio(iops=40))", Bar::kFivePercent, "linear_virtio"},
+        // dm over null_blk: the disk's hrtimer is not tied to the guest's ticks, so the kernel's
+        // whole-jiffy rounding is as often down as up, and the means agree within 5% at 5 ms.
+        Case{"linear(null(lat=20ms))", Bar::kFivePercent, "linear_null20ms"},
+        Case{"linear(null(lat=5ms))", Bar::kFivePercent, "linear_null5ms"},
+        // Before dm's split was read right (X with BIO = PARENT), dm-0 had no ios here.
+        Case{"striped(null(lat=5ms)*2)", Bar::kChunkParts, "striped_null5ms"},
         Case{"raid0(ram*3, delay(ram, 50ms))", Bar::kFivePercent, "raid0_delay50ms"},
         Case{"linear(delay(ram, 50ms))", Bar::kFivePercent, "linear_delay50ms"},
         Case{"raid0(ram*3, delay(ram, 20ms))", Bar::kWithinATick, "raid0_delay20ms"},

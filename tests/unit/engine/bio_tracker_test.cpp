@@ -299,5 +299,44 @@ TEST(BioTracker, OlderKernelsRemapTheBioItself) {
   EXPECT_EQ(r.stream.bios_in_flight, 0U);
 }
 
+TEST(BioTracker, DmSplittingABioKeepsItOneIoWithEveryPartsClone) {
+  // dm-0 = striped(ram0, ram1), chunk 64 KiB: a 256 KiB read is cut at each chunk. dm sends
+  // the front part on as a clone, trims the bio to the rest and traces the trimmed bio itself
+  // as the split (X with BIO = PARENT), then submits it again (no new Q).
+  const std::vector<StackDevice> stack{device("dm-0", dm(0), "striped(chunk=64k,ram*2)", ""),
+                                       device("ram0", ram(0), "ram", "dm-0"),
+                                       device("ram1", ram(1), "ram", "dm-0")};
+  const uint64_t bio = 0xa0;
+  Stream s;
+  s.rs(0, 0, 100, 1, 0).q(10 * kUs, 0, 100, bio, dm(0), 0, 262144);
+  for (uint64_t part = 0; part < 4; ++part) {
+    const uint64_t t = (20 + 10 * part) * kUs;
+    const uint64_t from = part * 128;
+    const uint64_t clone = 0xc0 + part;
+    if (part > 0) s.x(t, 0, 100, bio, bio, from, 262144 - from * 512);
+    s.m(t + kUs, 0, 100, clone, ram(part % 2), part / 2 * 128, 65536, dm(0), from)
+        .q(t + 2 * kUs, 0, 100, clone, ram(part % 2), part / 2 * 128, 65536);
+  }
+  // Each clone takes 100 us, the last (on ram1) 500 us.
+  for (uint64_t part = 0; part < 4; ++part)
+    s.c((22 + 10 * part + (part == 3 ? 500 : 100)) * kUs, 0, 100, 0xc0 + part);
+  s.c(560 * kUs, 0, 100, bio).rd(570 * kUs, 0, 100, 1);
+
+  Options options;
+  options.slowest = 1;
+  const Result r = run(stack, s.text(), options);
+  EXPECT_EQ(find(r, "dm-0")->ios, 1U);
+  EXPECT_EQ(find(r, "dm-0")->bytes, 262144U);
+  EXPECT_DOUBLE_EQ(find(r, "dm-0")->latency.mean_us, 550);
+  EXPECT_EQ(find(r, "ram0")->ios, 2U);
+  EXPECT_EQ(find(r, "ram1")->ios, 2U);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.stream.abandoned_bios, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  ASSERT_EQ(r.slowest.size(), 1U);
+  // The critical path: the last part's clone, on ram1.
+  EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"dm-0", "ram1"}));
+}
+
 }  // namespace
 }  // namespace iotap::engine::testing
