@@ -50,7 +50,9 @@ stap's options: -D, -G, -g, -v, -T, --all-modules and --suppress-time-limits are
 when staprun loads the module, -v to staprun too). -c, -x and -o mean what they mean to stap.
 Refused, because iotap sets them: -p, -m, -r, -R, -I, --runtime (a kernel module; bpf does not
 run in the guest); -e (a script file only), -l/-L (they list probe points and run nothing), -F
-and -b (iotap streams one output).
+and -b (iotap streams one output). Handlers run with interrupts off (-D INTERRUPTIBLE=0, which
+your own -D INTERRUPTIBLE=1 replaces): with them on, as stap has them by default, a probe hit
+from an interrupt while another handler runs on its CPU is dropped and counted nowhere.
 
 examples:
   iotap run examples/iotime.stp --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
