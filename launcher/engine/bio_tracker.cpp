@@ -106,7 +106,8 @@ void BioTracker::queue(const Event& event) {
   }
   const bool top = stack_.is_top(device);
   const Request* request = top ? requests_.open_on(event.tid) : nullptr;
-  const uint32_t index = make(event, device, event.sector, event.bytes, kNoNode, BioNode::io);
+  const uint32_t index =
+      make(event, device, event.sector, event.bytes, md_flush_parent(event, device), BioNode::io);
   if (top && request == nullptr) count_unrequested(event);
   if (request != nullptr) {
     pool_[index].flags |= BioNode::has_request;
@@ -144,6 +145,18 @@ void BioTracker::count_unrequested(const Event& event) {
   else
     ++unrequested_.others;
   unrequested_.bytes += event.bytes;
+}
+
+uint32_t BioTracker::md_flush_parent(const Event& event, uint32_t device) const {
+  if (event.bytes != 0 || event.rw != 'W') return kNoNode;
+  const size_t parent = stack_[device].parent;
+  if (parent == SIZE_MAX || stack_[parent].layer != LayerId::md) return kNoNode;
+  uint32_t newest = kNoNode;
+  for (const uint32_t index : in_flight_[parent]) {
+    const BioNode& node = pool_[index];
+    if (node.bytes == 0 && (newest == kNoNode || node.start > pool_[newest].start)) newest = index;
+  }
+  return newest;
 }
 
 uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) const {
@@ -221,13 +234,18 @@ void BioTracker::rq_complete(const Event& event) {
   }
   const uint64_t first = event.sector;
   const uint64_t last = event.sector + event.bytes / kSector;  // exclusive
+  // An empty D ends the request of an empty flush bio (the block layer sent the disk its own
+  // flush request meanwhile): it covers the empty bios at its sector, and only those.
+  const bool empty = event.bytes == 0;
   if (event.cpu >= covered_.size()) covered_.resize(event.cpu + 1);
   Covered& covered = covered_[event.cpu];
   if (!covered.bios.empty()) settle(event.cpu, event.seq);
   for (const uint32_t index : in_flight_[device]) {
     BioNode& node = pool_[index];
     const uint64_t from = node.sector + std::min(node.split_off, node.sectors - 1);
-    if (node.has(BioNode::rq_done) || from < first || node.sector + node.sectors > last) continue;
+    const bool covered_here = empty ? node.bytes == 0 && node.sector == first
+                                    : from >= first && node.sector + node.sectors <= last;
+    if (node.has(BioNode::rq_done) || !covered_here) continue;
     node.flags |= BioNode::rq_done;
     node.rq_end = event.ts;
     node.rq_error = static_cast<int32_t>(event.value);

@@ -59,6 +59,10 @@ class BioTracker {
                 uint32_t parent, uint8_t flags);
   // The smallest bio in flight on `device` whose sectors contain `sector`.
   uint32_t container(uint32_t device, uint64_t sector, int32_t tid) const;
+  // md sends a flush on to every member from its workqueue as new empty bios, with no remap
+  // event: an empty write queued on an md member belongs to the newest empty bio in flight on
+  // the array (kNoNode for any other bio).
+  uint32_t md_flush_parent(const Event& event, uint32_t device) const;
   void finish(uint32_t index, uint64_t ts, int32_t error);
   // Gives up on a bio whose address came back before its completion did.
   void abandon(uint32_t index);  // counted in stats, then dropped

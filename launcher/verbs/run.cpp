@@ -68,7 +68,8 @@ examples:
   raid10(ram*4)   raid5(ram*3, missing)   striped(chunk=64k, ram*4)   crypt(ram)
   raid0(ram*3, null(lat=5ms))   null:1G(lat=2ms)
   Sizes (ram:128M, virtio:1G, or size=) belong to disks: ram 64M and virtio 256M by default, all
-  ram disks one size; null 64M, latency 0 unless lat= (whole MiB). Each option once. delay,
+  ram disks one size; null 64M, latency 0 unless lat= (whole MiB), no write cache unless
+  cache=SIZE (then it takes flushes and FUA writes). Each option once. delay,
   flakey and crypt take 1 member, error 0 or 1, raid0, raid1, raid10 and striped at least 2,
   raid5 at least 3 (one may be 'missing': a degraded array), linear at least 1. chunk= applies
   to raid0, raid10, raid5 and striped (striped: 64k by default). A spec is ASCII.

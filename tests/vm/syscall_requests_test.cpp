@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -151,6 +152,70 @@ TEST_F(SyscallRequestsTest, BufferedWritesThenFsyncChargeTheFsync) {
     if (d["name"] == "md0") {
       EXPECT_GE(d["bytes"].get<uint64_t>(), 64U * 4096);
     }
+}
+
+// Disks with a volatile write cache (null_blk's cache=) take the flushes and FUA writes the
+// kernel sends them, each on its hrtimer: an fsync's flush goes from md0 to every member (md
+// sends it from its workqueue, with no remap) and through dm-0 to nullb1 (dm clones it), and is
+// on the fsync's path there; O_DSYNC direct writes go down as FUA writes, no flush.
+constexpr const char* kCachedLegs =
+    "raid1(null(lat=1ms, cache=16M), linear(null(lat=20ms, cache=16M)))";
+
+TEST_F(SyscallRequestsTest, AnFsyncsFlushReachesEveryLegAndWaitsOnTheSlowOne) {
+  const DdRun dd = run_dd({"attribute", "--slowest", "1"}, kCachedLegs,
+                          "dd if=/dev/zero of=__DEV__ bs=4k count=64 conv=fsync");
+  const json& r = dd.result;
+  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
+  const json* flushes = kind(r, "flush");
+  ASSERT_NE(flushes, nullptr);
+  EXPECT_EQ((*flushes)["count"], 1);
+  ASSERT_EQ(r["slowest"].size(), 1U);
+  const auto& fsync = r["slowest"][0];
+  EXPECT_EQ(fsync["call"], "fsync");
+  // The write-backs took the slow leg's 20 ms, then the flush did again.
+  EXPECT_GE(fsync["latency_us"].get<double>(), 40'000) << fsync.dump();
+  // Every write-back it waited on and the flush, on every level down to the slow leg's disk: as
+  // many bios on each (the kernel's flusher may have written a few pages back before the fsync).
+  std::map<std::string, uint64_t> bios;
+  for (const auto& stage : fsync["stages"])
+    if (!stage["device"].get<std::string>().empty())
+      bios[stage["device"]] += stage["bios"].get<uint64_t>();
+  EXPECT_GE(bios["md0"], 2U) << fsync.dump();
+  EXPECT_EQ(bios["dm-0"], bios["md0"]) << fsync.dump();
+  EXPECT_EQ(bios["nullb1"], bios["md0"]) << fsync.dump();
+  // The last stretch on the slow disk is the flush: it took the disk's 20 ms itself.
+  double last_start = -1;
+  double last_dwell = 0;
+  for (const auto& stage : fsync["stages"])
+    if (stage["device"] == "nullb1" && stage["start_us"].get<double>() > last_start) {
+      last_start = stage["start_us"];
+      last_dwell = stage["dwell_us"];
+    }
+  EXPECT_GE(last_dwell, 20'000) << fsync.dump();
+  // Both legs' disks took the 64 write-backs (whoever wrote them back) and the flush.
+  for (const auto& d : r["devices"])
+    if (d["name"] == "nullb0" || d["name"] == "nullb1") {
+      EXPECT_GE(d["ios"].get<uint64_t>(), 65U) << d.dump();
+    }
+}
+
+TEST_F(SyscallRequestsTest, DsyncDirectWritesOnCachedDisksNameTheSlowLeg) {
+  const DdRun dd = run_dd({"diagnose"}, kCachedLegs,
+                          "dd if=/dev/zero of=__DEV__ bs=4k count=64 oflag=direct,dsync");
+  const json& r = dd.result;
+  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
+  const json* writes = kind(r, "write");
+  ASSERT_NE(writes, nullptr);
+  EXPECT_EQ((*writes)["count"], 64);
+  EXPECT_EQ((*writes)["without_block_io"], 0);
+  // Each write waited for the slow leg's disk itself: FUA, not a write and a separate flush.
+  EXPECT_GE((*writes)["latency_us"]["p50"].get<double>(), 20'000) << writes->dump();
+  EXPECT_EQ(r["requests"]["kinds"].size(), 1U) << r["requests"].dump();
+  ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
+  const auto& slow = r["verdict"]["slow_members"][0];
+  EXPECT_EQ(slow["name"], "nullb1");  // the slow disk itself, under md0's member dm-0
+  EXPECT_EQ(slow["member"], "dm-0");
+  EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.5);
 }
 
 // A statically linked program (busybox) reading through the page cache: readahead serves most

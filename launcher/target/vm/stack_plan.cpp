@@ -168,7 +168,7 @@ class Planner {
     // The disk takes its configfs entry's name; nr_devices=0 leaves no other nullb.
     device.path = "/dev/nullb" + std::to_string(null_count_++);
     line("iotap_null " + head + " " + device.path + " " + std::to_string(size >> 20) + " " +
-         std::to_string(node.latency.count()));
+         std::to_string(node.latency.count()) + " " + std::to_string(node.cache_bytes >> 20));
     need("configfs");
     need("null_blk");
     plan_.null_blk_options = {"nr_devices=0"};

@@ -306,6 +306,11 @@ class Parser {
     } else if (arg.key == "lat") {
       if (node.kind != DeviceKind::kNull) reject();
       node.latency = duration_ns(arg.value);
+    } else if (arg.key == "cache") {
+      if (node.kind != DeviceKind::kNull) reject();
+      node.cache_bytes = size_value(arg.value);
+      if (node.cache_bytes == 0 || node.cache_bytes % (1U << 20) != 0)
+        fail(arg.value.at, "null_blk sizes its cache in whole MiB: write '1M', '16M', ...");
     } else if (arg.key == "size") {
       if (!is_disk(node.kind)) {
         fail(arg.at, "a size belongs to a disk (ram:128M, virtio:1G); " +
@@ -331,7 +336,7 @@ class Parser {
       case DeviceKind::kStriped:
         return " (" + std::string(kind_name(kind)) + " takes chunk=SIZE)";
       case DeviceKind::kNull:
-        return " (null takes lat=DURATION, size=SIZE, or null:SIZE)";
+        return " (null takes lat=DURATION, cache=SIZE, size=SIZE, or null:SIZE)";
       case DeviceKind::kDelay:
         return " (delay takes a duration: delay(ram, 50ms))";
       case DeviceKind::kFlakey:

@@ -164,6 +164,39 @@ TEST(BioTracker, RequestCompletionEndsTheMemberBioOnARequestBasedDisk) {
   EXPECT_EQ(vda_stage.end_ns, 212 * kUs);
 }
 
+// A disk with a write cache: md's flush reaches vda as an empty bio; the block layer sends the
+// disk its own flush request (no sector: the kernel's -1, no bio), then ends the bio's request
+// with an empty D at the bio's sector. The bio ends there, and no data bio at that sector does.
+TEST(BioTracker, AnEmptyRequestCompletionEndsTheFlushAtItsSectorAndNothingElse) {
+  const uint32_t vda = make_dev(253, 0);
+  constexpr uint64_t kNoSector = UINT64_MAX;
+  Stream s;
+  s.ss(0, 0, 100, "fsync", kMd0, 0, 0).qw(10 * kUs, 0, 100, 0xa0, kMd0, 0, 0);
+  s.qw(12 * kUs, 0, 100, 0xd0, vda, 0, 4096);  // a write-back no request caused, in flight
+  s.qw(20 * kUs, 1, 50, 0xc0, vda, 0, 0);      // md's flush to the member, from its worker
+  s.i(21 * kUs, 1, 50, 0xe1, vda, kNoSector, 0, 0).d(5 * kMs, 1, 0, 0xe1, vda, kNoSector, 0);
+  s.d(5 * kMs + 2 * kUs, 1, 0, 0xe0, vda, 0, 0);
+  s.c(5 * kMs + 5 * kUs, 1, 0, 0xa0).sd(5 * kMs + 10 * kUs, 0, 100, 0);
+  s.i(6 * kMs, 0, 0, 0xe2, vda, 0, 4096, 0xd0).d(7 * kMs, 0, 0, 0xe2, vda, 0, 4096);
+
+  Options options;
+  options.requests = RequestSource::syscall;
+  options.slowest = 1;
+  const Result r = run(two_virtio_disks(), s.text(), options);
+  EXPECT_EQ(r.loss.malformed_lines, 0U);
+  EXPECT_EQ(r.loss.sequence_gaps, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  EXPECT_EQ(find(r, "vda")->ios, 2U);
+  // The flush 20 us .. 5.002 ms (4982 us), the write 12 us .. 7 ms (6988 us), each at its own D.
+  EXPECT_DOUBLE_EQ(find(r, "vda")->latency.mean_us, (4982 + 6988) / 2.0);
+  EXPECT_EQ(find(r, "vda")->service.count, 2U);  // the flush request and the write's
+  ASSERT_EQ(r.slowest.size(), 1U);
+  EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"md0", "vda"}));
+  // The flush on vda: from its Q to the empty D.
+  EXPECT_EQ(r.slowest[0].stages[2].start_ns, 20 * kUs);
+  EXPECT_EQ(r.slowest[0].stages[2].end_ns, 5 * kMs + 2 * kUs);
+}
+
 // The D's CPU has nothing more to say for a while, and md's clone is freed and its address
 // reused on another CPU microseconds later: the bio the D covered ended at the D, not lost.
 TEST(BioTracker, AnAddressReusedRightAfterItsRequestsCompletionEndsTheOldBioAtTheD) {

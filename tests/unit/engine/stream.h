@@ -140,7 +140,7 @@ inline std::vector<StackDevice> raid0(uint32_t n) {
 }
 
 inline Result run(const std::vector<StackDevice>& stack, const std::string& text,
-                  Options options = {}) {
+                  const Options& options = {}) {
   Engine engine(stack, options);
   engine.feed(text);
   return engine.finish();

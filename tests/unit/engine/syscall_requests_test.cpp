@@ -123,6 +123,53 @@ TEST(SyscallRequests, AnFsyncIsChargedTheWritesAndFlushItsThreadQueues) {
   EXPECT_EQ(stages[1].end_ns, 3 * kMs);
 }
 
+// md sends a flush on to each member from its workqueue as new empty bios, with no remap: they
+// join the array's flush, and the slower member's flush is on the fsync's path.
+TEST(SyscallRequests, AnMdFlushWaitsOnItsMembersFlushes) {
+  Stream s;
+  s.ss(0, 0, 300, "fsync", kMd0, 0, 0)
+      .qw(10 * kUs, 0, 300, 0xa0, kMd0, 0, 0)
+      .qw(30 * kUs, 1, 50, 0xb0, ram(0), 0, 0)
+      .qw(31 * kUs, 1, 50, 0xb1, ram(1), 0, 0)
+      .c(1 * kMs, 0, 0, 0xb0)
+      .c(5 * kMs, 1, 0, 0xb1)
+      .c(5 * kMs + 10 * kUs, 1, 0, 0xa0)
+      .sd(5 * kMs + 20 * kUs, 0, 300, 0);
+  const Result r = run(raid0(2), s.text(), syscalls());
+  EXPECT_EQ(find(r, "ram0")->ios, 1U);
+  EXPECT_EQ(find(r, "ram1")->ios, 1U);
+  EXPECT_EQ(r.unrequested.flushes, 0U);
+  EXPECT_NEAR(r.layers[3].mean_us, 4969, 1e-9);  // the member device: ram1's flush, 31 us..5 ms
+  ASSERT_EQ(r.slowest.size(), 1U);
+  const auto& stages = r.slowest[0].stages;
+  ASSERT_GE(stages.size(), 3U);
+  EXPECT_EQ(stages[1].device, "md0");
+  EXPECT_EQ(stages[2].device, "ram1");
+}
+
+// dm sends an empty flush on as clones remapped from the flush's own sector (an empty bio
+// spans one sector for the join).
+TEST(SyscallRequests, ADmFlushsClonesJoinItAtItsSector) {
+  const std::vector<StackDevice> stack{device("dm-0", dm(0), "linear(ram)", ""),
+                                       device("ram0", ram(0), "ram", "dm-0")};
+  Stream s;
+  s.ss(0, 0, 300, "fdatasync", dm(0), 0, 0)
+      .qw(10 * kUs, 0, 300, 0xa0, dm(0), 0, 0)
+      .m(12 * kUs, 0, 300, 0xc0, ram(0), 0, 0, dm(0), 0)
+      .qw(13 * kUs, 0, 300, 0xc0, ram(0), 0, 0)
+      .c(2 * kMs, 1, 0, 0xc0)
+      .c(2 * kMs + 5 * kUs, 1, 0, 0xa0)
+      .sd(2 * kMs + 20 * kUs, 0, 300, 0);
+  const Result r = run(stack, s.text(), syscalls());
+  EXPECT_EQ(find(r, "ram0")->ios, 1U);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_NEAR(r.layers[3].mean_us, 1987, 1e-9);  // the member device: 13 us..2 ms
+  ASSERT_EQ(r.slowest.size(), 1U);
+  ASSERT_GE(r.slowest[0].stages.size(), 3U);
+  EXPECT_EQ(r.slowest[0].stages[1].device, "dm-0");
+  EXPECT_EQ(r.slowest[0].stages[2].device, "ram0");
+}
+
 // A request that waited on one bio, then another (writes, then a flush): each root carries its
 // own stretch, and the gap between them is not charged to either.
 TEST(SyscallRequests, SequentialRootsEachCarryTheirStretch) {

@@ -125,8 +125,8 @@ TEST(StackPlan, Raid10AndADegradedRaid5) {
 }
 
 TEST(StackPlan, StripedCryptAndNullDisks) {
-  const StackPlan plan = plan_stack(
-      parse_stack_spec("raid0(striped(chunk=128k, ram*2), crypt(ram), null(lat=2ms), null:1G)"));
+  const StackPlan plan = plan_stack(parse_stack_spec(
+      "raid0(striped(chunk=128k, ram*2), crypt(ram), null(lat=2ms), null:1G(cache=8M))"));
   const std::string& script = plan.guest_script;
   EXPECT_NE(script.find("iotap_dm 1 0 'striped(chunk=128k,ram*2)' iotap1 "
                         "\"$(iotap_striped_table 256 /dev/ram0 /dev/ram1)\"\n"),
@@ -139,10 +139,11 @@ TEST(StackPlan, StripedCryptAndNullDisks) {
                   "/dev/ram2 0\"\n"),
       std::string::npos)
       << script;
-  EXPECT_NE(script.find("iotap_null 6 0 'null(lat=2ms)' /dev/nullb0 64 2000000\n"),
+  EXPECT_NE(script.find("iotap_null 6 0 'null(lat=2ms)' /dev/nullb0 64 2000000 0\n"),
             std::string::npos)
       << script;
-  EXPECT_NE(script.find("iotap_null 7 0 'null:1G' /dev/nullb1 1024 0\n"), std::string::npos)
+  EXPECT_NE(script.find("iotap_null 7 0 'null:1G(cache=8M)' /dev/nullb1 1024 0 8\n"),
+            std::string::npos)
       << script;
   EXPECT_EQ(plan.null_blk_options, std::vector<std::string>{"nr_devices=0"});
   for (const char* module : {"dm-crypt", "ecb", "xts", "configfs", "null_blk", "dm-mod"}) {

@@ -259,6 +259,10 @@ TEST(StackSpec, Raid10Raid5StripedCryptAndNull) {
   EXPECT_EQ(parse_stack_spec("null").latency.count(), 0);
   EXPECT_EQ(parse_stack_spec("null(lat=250us)").latency, std::chrono::microseconds(250));
   EXPECT_TRUE(is_disk(parse_stack_spec("null").kind));
+  EXPECT_EQ(parse_stack_spec("null").cache_bytes, 0U);
+  const StackNode cached = parse_stack_spec("null(lat=20ms, cache=16M)");
+  EXPECT_EQ(cached.cache_bytes, 16U << 20);
+  EXPECT_EQ(cached.spec, "null(lat=20ms,cache=16M)");
   EXPECT_EQ(parse_stack_spec("raid0(striped(ram*2), crypt(ram), null(lat=2ms))").members.size(),
             3U);
 }
@@ -274,6 +278,9 @@ TEST(StackSpec, TheNewKindsRefuseWrongShapesWithACaret) {
             std::string::npos);
   EXPECT_NE(error_of("null(lat=11s)").find("latency is at most 10s"), std::string::npos);
   EXPECT_NE(error_of("null:1500k").find("whole MiB"), std::string::npos);
+  EXPECT_NE(error_of("null(cache=100k)").find("sizes its cache in whole MiB"), std::string::npos);
+  EXPECT_NE(error_of("ram(cache=16M)").find("option 'cache' does not apply to ram"),
+            std::string::npos);
   EXPECT_NE(error_of("ram(lat=5ms)").find("option 'lat' does not apply to ram"), std::string::npos);
   EXPECT_NE(error_of("raid0(ram, null(chunk=64k))")
                 .find("option 'chunk' does not apply to null (null takes lat=DURATION"),

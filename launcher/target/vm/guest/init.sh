@@ -80,10 +80,11 @@ iotap_disk() {
   iotap_node "$1" "$2" "$3" "$4"
 }
 
-# iotap_null ID PARENT SPEC PATH SIZE_MIB LATENCY_NS: a null_blk disk made through configfs,
-# request-based (queue_mode 2), each I/O completed by a timer LATENCY_NS later (irqmode 2), its
-# data kept in memory (mdadm reads back the superblock it writes). The kernel names the disk
-# after its configfs entry: /dev/nullb0 for .../nullb/nullb0.
+# iotap_null ID PARENT SPEC PATH SIZE_MIB LATENCY_NS CACHE_MIB: a null_blk disk made through
+# configfs, request-based (queue_mode 2), each I/O completed by a timer LATENCY_NS later (irqmode
+# 2), its data kept in memory (mdadm reads back the superblock it writes). CACHE_MIB > 0 gives it
+# a volatile write cache: the kernel then sends it flushes and FUA writes, each timed as any I/O.
+# The kernel names the disk after its configfs entry: /dev/nullb0 for .../nullb/nullb0.
 iotap_null() {
   local dir=/sys/kernel/config/nullb/${4#/dev/}
   [ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config ||
@@ -91,7 +92,8 @@ iotap_null() {
   mkdir "$dir" || iotap_fail "null_blk made no configfs entry for $3"
   {
     echo 2 >"$dir/queue_mode" && echo 2 >"$dir/irqmode" && echo "$6" >"$dir/completion_nsec" &&
-      echo "$5" >"$dir/size" && echo 1 >"$dir/memory_backed" && echo 1 >"$dir/power"
+      echo "$5" >"$dir/size" && echo 1 >"$dir/memory_backed" &&
+      { [ "$7" = 0 ] || echo "$7" >"$dir/cache_size"; } && echo 1 >"$dir/power"
   } || iotap_fail "null_blk refused the settings of $3"
   iotap_disk "$1" "$2" "$3" "$4"
 }

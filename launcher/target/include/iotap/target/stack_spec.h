@@ -61,6 +61,7 @@ struct StackNode {
   uint64_t size_bytes = 0;              // ram, virtio, null; 0 = default
   uint64_t chunk_bytes = 0;             // raid0, raid10, raid5, striped; 0 = the default
   std::chrono::nanoseconds latency{0};  // null: each I/O's completion time (null_blk's timer)
+  uint64_t cache_bytes = 0;             // null: a volatile write cache (flushes, FUA); 0 = none
   std::chrono::milliseconds delay{0};   // delay
   std::chrono::seconds up{0}, down{0};  // flakey
   uint64_t iops = 0, bps = 0;           // virtio throttling; 0 = none
