@@ -25,7 +25,7 @@ packages=(
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
   systemtap systemtap-sdt-dev systemtap-doc python3
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
-  busybox-static mdadm dmsetup
+  busybox-static mdadm dmsetup fio
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -3,10 +3,13 @@
 // it did (its "N+0 records in/out" and elapsed time), not against iotap's own arithmetic.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "iotap/util/temp_dir.h"
@@ -216,6 +219,47 @@ TEST_F(SyscallRequestsTest, DsyncDirectWritesOnCachedDisksNameTheSlowLeg) {
   EXPECT_EQ(slow["name"], "nullb1");  // the slow disk itself, under md0's member dm-0
   EXPECT_EQ(slow["member"], "dm-0");
   EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.5);
+}
+
+// fio, as storage engineers run it: two job processes (fio forks them) reading 64 KiB at random
+// with pread (psync), O_DIRECT. fio's own JSON report is the ground truth: iotap's count of
+// reads is fio's, and iotap's mean read latency (the system call's start to its end) agrees
+// with fio's (the job's clock around each I/O) within 5%.
+TEST_F(SyscallRequestsTest, FiosOwnReportAgreesWithIotap) {
+  ASSERT_FALSE(find_in_path("fio").empty()) << "fio is missing: run ./setup.sh";
+  const DdRun run = run_dd({"diagnose"}, "raid0(ram*3, delay(ram, 20ms))",
+                           "fio --name=randread --filename=__DEV__ --rw=randread --bs=64k "
+                           "--size=16M --direct=1 --ioengine=psync --numjobs=2 "
+                           "--group_reporting --output-format=json");
+  // fio's JSON comes back on stderr, a "[fio] " line at a time, from its first "{".
+  std::string report;
+  std::istringstream lines(run.run.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("[fio] ")) continue;
+    if (report.empty() && line != "[fio] {") continue;
+    report += line.substr(6) + "\n";
+  }
+  json fio;
+  try {
+    fio = json::parse(report);
+  } catch (const json::exception& e) {
+    FAIL() << e.what() << "\nfio's output:\n" << run.run.err;
+  }
+  const json& reads = fio["jobs"][0]["read"];
+  const uint64_t fio_reads = reads["total_ios"];
+  const double fio_mean_us = reads["lat_ns"]["mean"].get<double>() / 1000;
+  EXPECT_EQ(fio_reads, 512U);  // 2 jobs x 16 MiB / 64 KiB
+  const json& r = run.result;
+  EXPECT_EQ(r["requests"]["source"], "syscall");
+  EXPECT_EQ(r["requests"]["count"].get<uint64_t>(), fio_reads) << r["requests"].dump();
+  const double mean_us = r["requests"]["latency_us"]["mean"];
+  std::printf("fio: %lu reads, mean %.1f us; iotap: %lu, mean %.1f us (%+.2f%%)\n",
+              static_cast<unsigned long>(fio_reads), fio_mean_us,
+              static_cast<unsigned long>(r["requests"]["count"].get<uint64_t>()), mean_us,
+              100 * (mean_us - fio_mean_us) / fio_mean_us);
+  EXPECT_NEAR(mean_us, fio_mean_us, 0.05 * fio_mean_us);
+  ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
+  EXPECT_EQ(r["verdict"]["slow_members"][0]["spec"], "delay(ram,20ms)");
 }
 
 // A statically linked program (busybox) reading through the page cache: readahead serves most
