@@ -198,20 +198,32 @@ void BioTracker::remap(const Event& event) {
 }
 
 void BioTracker::complete(const Event& event) {
-  if (event.cpu >= split_completion_seq_.size()) split_completion_seq_.resize(event.cpu + 1, 0);
-  uint64_t& split_seq = split_completion_seq_[event.cpu];
   const auto it = by_address_.find(event.id);
   if (it == by_address_.end()) {
-    if (split_seq != 0 && split_seq == event.seq)
+    if (event.cpu >= split_completions_due_.size()) split_completions_due_.resize(event.cpu + 1);
+    SplitCompletionsDue& due = split_completions_due_[event.cpu];
+    if (due.count != 0 && event.seq <= due.until) {
+      --due.count;
       ++stats_.untraced_split_completions;
-    else
+    } else {
       ++stats_.unmatched_completions;
-    split_seq = 0;
+    }
     return;
   }
   const uint32_t index = it->second;
-  split_seq = member_of_md_or_dm(index) ? event.seq + 1 : 0;
+  if (member_of_md_or_dm(index)) expect_split_completion(event.cpu, event.seq);
   finish(index, event.ts, static_cast<int32_t>(event.value));
+}
+
+void BioTracker::expect_split_completion(uint32_t cpu, uint64_t member_completion_seq) {
+  // A disk's interrupt may land between the member's completion and md's, on the same CPU, and
+  // trace a D and a C or two of its own: a few events of slack.
+  constexpr uint64_t kInterruptSlack = 8;
+  if (cpu >= split_completions_due_.size()) split_completions_due_.resize(cpu + 1);
+  SplitCompletionsDue& due = split_completions_due_[cpu];
+  if (member_completion_seq > due.until) due.count = 0;  // those owed before are past due
+  ++due.count;
+  due.until = std::max(due.until, member_completion_seq + kInterruptSlack);
 }
 
 bool BioTracker::member_of_md_or_dm(uint32_t index) const {
@@ -239,7 +251,7 @@ void BioTracker::rq_complete(const Event& event) {
   const bool empty = event.bytes == 0;
   if (event.cpu >= covered_.size()) covered_.resize(event.cpu + 1);
   Covered& covered = covered_[event.cpu];
-  if (!covered.bios.empty()) settle(event.cpu, event.seq);
+  if (!covered.bios.empty()) settle(event.cpu);
   for (const uint32_t index : in_flight_[device]) {
     BioNode& node = pool_[index];
     const uint64_t from = node.sector + std::min(node.split_off, node.sectors - 1);
@@ -257,6 +269,7 @@ void BioTracker::rq_complete(const Event& event) {
     return pool_[a.first].sectors < pool_[b.first].sectors;
   });
   covered.ts = event.ts;
+  covered.seq = event.seq;
   covered.error = static_cast<int32_t>(event.value);
   ++covered_cpus_;
 }
@@ -271,7 +284,7 @@ void BioTracker::before(const Event& event) {
     Covered& covered = covered_[cpu];
     if (covered.bios.empty()) continue;
     if (cpu != event.cpu) {
-      if (event.ts > covered.ts + kCoveredWaitNs) settle(cpu, 0);
+      if (event.ts > covered.ts + kCoveredWaitNs) settle(cpu);
       continue;
     }
     if (event.kind == Kind::complete) {
@@ -285,16 +298,16 @@ void BioTracker::before(const Event& event) {
         continue;
       }
     }
-    settle(cpu, event.seq);
+    settle(cpu);
   }
 }
 
 void BioTracker::settle_all() {
   for (uint32_t cpu = 0; cpu < covered_.size() && covered_cpus_ != 0; ++cpu)
-    if (!covered_[cpu].bios.empty()) settle(cpu, 0);
+    if (!covered_[cpu].bios.empty()) settle(cpu);
 }
 
-void BioTracker::settle(uint32_t cpu, uint64_t next_seq) {
+void BioTracker::settle(uint32_t cpu) {
   Covered& covered = covered_[cpu];
   bool member = false;
   for (const auto& [index, address] : covered.bios) {
@@ -308,11 +321,10 @@ void BioTracker::settle(uint32_t cpu, uint64_t next_seq) {
   }
   covered.bios.clear();
   --covered_cpus_;
-  // As after a C: md completes the bio it split at a chunk boundary right after its clone.
-  if (member && next_seq != 0) {
-    if (cpu >= split_completion_seq_.size()) split_completion_seq_.resize(cpu + 1, 0);
-    split_completion_seq_[cpu] = next_seq;
-  }
+  // As after a C: md completes the bio it split at a chunk boundary right after its clone,
+  // counted from the D's own SEQ whatever settled it (the C itself, or another CPU's event: a
+  // read's end in the same nanosecond).
+  if (member) expect_split_completion(cpu, covered.seq);
 }
 
 void BioTracker::finish(uint32_t index, uint64_t ts, int32_t error) {

@@ -71,13 +71,13 @@ class BioTracker {
   bool member_of_md_or_dm(uint32_t index) const;
   // A bio on a top device queued while its thread had no request open.
   void count_unrequested(const Event& event);
-  // Ends the bios the D on `cpu` covered; `next_seq` is the SEQ of the event on that CPU that
-  // came next (0 if none).
-  void settle(uint32_t cpu, uint64_t next_seq);
+  // Ends the bios the D on `cpu` covered.
+  void settle(uint32_t cpu);
 
   // The bios a D covered, per CPU, until settled.
   struct Covered {
     uint64_t ts = 0;
+    uint64_t seq = 0;  // the D's
     int32_t error = 0;
     std::vector<std::pair<uint32_t, uint64_t>> bios;  // node, address
   };
@@ -88,9 +88,16 @@ class BioTracker {
   RequestTracker& requests_;
   std::unordered_map<uint64_t, uint32_t> by_address_;  // bios in flight
   std::vector<std::vector<uint32_t>> in_flight_;       // by device
-  // Per CPU: the SEQ just after a completion of a member bio of md or dm. md completes the
-  // bio it split at a chunk boundary (no tracepoint saw it start) right there.
-  std::vector<uint64_t> split_completion_seq_;
+  // Per CPU: md's completions of bios it split at a chunk boundary (no tracepoint saw them
+  // start) that may still come. md completes such a bio right after a member bio completes, or
+  // a few events later when an interrupt's events land in between (and the interrupt's own
+  // member completion may be owed one too): each member completion may owe one, until `until`.
+  struct SplitCompletionsDue {
+    uint64_t count = 0;
+    uint64_t until = 0;  // the last SEQ at which they may come
+  };
+  std::vector<SplitCompletionsDue> split_completions_due_;
+  void expect_split_completion(uint32_t cpu, uint64_t member_completion_seq);
   std::vector<Covered> covered_;                   // by CPU
   size_t covered_cpus_ = 0;                        // CPUs with bios in covered_
   std::unordered_map<uint64_t, uint64_t> issued_;  // requests issued: RQ -> I's time
