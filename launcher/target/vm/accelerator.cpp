@@ -3,15 +3,18 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
+
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/lines.h"
 
 namespace iotap::vm {
 namespace {
 
-bool names_hardware_virtualization(std::string_view flags_line) {
-  std::istringstream words{std::string(flags_line)};
+bool names_hardware_virtualization(std::string_view flags) {
+  std::istringstream words{std::string(flags)};
   std::string word;
   while (words >> word)
     if (word == "vmx" || word == "svm") return true;
@@ -29,26 +32,23 @@ bool dev_kvm_opens() {
 
 Accelerator choose_accelerator(std::string_view cpuinfo, bool kvm_device_opens) {
   if (!kvm_device_opens) return Accelerator::kTcg;
-  while (!cpuinfo.empty()) {
-    const size_t end = cpuinfo.find('\n');
-    const std::string_view line = cpuinfo.substr(0, end);
+  bool hardware = false;
+  for_each_line(cpuinfo, [&hardware](std::string_view line) {
     // x86 calls the line "flags"; the value follows the colon.
-    if (line.starts_with("flags")) {
-      const size_t colon = line.find(':');
-      if (colon != std::string_view::npos && names_hardware_virtualization(line.substr(colon + 1)))
-        return Accelerator::kKvm;
-    }
-    if (end == std::string_view::npos) break;
-    cpuinfo.remove_prefix(end + 1);
-  }
-  return Accelerator::kTcg;
+    const size_t colon = line.find(':');
+    if (line.starts_with("flags") && colon != std::string_view::npos)
+      hardware = hardware || names_hardware_virtualization(line.substr(colon + 1));
+  });
+  return hardware ? Accelerator::kKvm : Accelerator::kTcg;
 }
 
 Accelerator host_accelerator() {
-  std::ifstream in("/proc/cpuinfo");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return choose_accelerator(text.str(), dev_kvm_opens());
+  if (!dev_kvm_opens()) return Accelerator::kTcg;  // /proc/cpuinfo need not be read
+  try {
+    return choose_accelerator(read_file("/proc/cpuinfo"), true);
+  } catch (const UserError&) {
+    return Accelerator::kTcg;  // no flags to go by
+  }
 }
 
 }  // namespace iotap::vm
