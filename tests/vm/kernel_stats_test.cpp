@@ -44,6 +44,10 @@ struct Case {
   const char* stack;
   Bar bar;
   const char* name;
+  // block_hasher's 1 MiB reads: enough that the kernel's whole-jiffy rounding, up to a tick
+  // either way on each io, averages out to well under 5% of the device's mean (its spread is
+  // at most half a tick over the square root of the reads: 0.25 ms at 64, 0.125 ms at 256).
+  int reads = 64;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -59,13 +63,21 @@ class KernelStatsTest : public ::testing::TestWithParam<Case> {
   TempDir tmp_{"iotap-kernel-stats-test"};
 };
 
-// 64 reads of 1 MiB from 4 threads: at least 64 ios on every dm device of these stacks.
-constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 64 --direct";
+// Reads of 1 MiB from as many threads as the guest has CPUs (2). iotap times a dm io from the
+// bio's queueing (block_bio_queue), the kernel from dm's alloc_io, after it has allocated its
+// clone: an allocation that may sleep, and so reschedule the thread when another one waits for
+// the CPU. With 4 threads on 2 CPUs that happened on several ios of every run (one waited 16.8
+// ms), and iotap's mean was 1.6% to 6.3% above the kernel's at 5 ms; the time is the user's, but
+// the kernel does not count it (docs/engine.md, "Accuracy against the kernel's statistics").
+std::string workload(int reads) {
+  return "block_hasher -d __DEV__ -b 1048576 -t 2 -n " + std::to_string(reads) + " --direct";
+}
 
 TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
   const Case c = GetParam();
   const auto run = run_iotap(
-      {"attribute", "--json", "--target", "vm", "--stack", c.stack, "-c", kWorkload}, tmp_.path());
+      {"attribute", "--json", "--target", "vm", "--stack", c.stack, "-c", workload(c.reads)},
+      tmp_.path());
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
   int dm_devices = 0;
@@ -86,11 +98,11 @@ TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
     // The numbers of docs/engine.md's table, from every run.
     std::printf("kernel-stats: %s | %s | iotap %.1f us | kernel %.1f us | %+.1f%% | %d ios\n",
                 c.stack, name.c_str(), mean, kernel_mean, 100 * error, ios);
-    EXPECT_GE(ios, 64) << name;
+    EXPECT_GE(ios, c.reads) << name;
     EXPECT_EQ(kernel["writes"], 0) << name;
     EXPECT_EQ(device["bytes"].get<int64_t>(), kernel["sectors_read"].get<int64_t>() * 512) << name;
     if (c.bar == Bar::kChunkParts) {
-      EXPECT_EQ(ios, 64) << name << ": block_hasher's 64 reads, one bio each";
+      EXPECT_EQ(ios, c.reads) << name << ": block_hasher's reads, one bio each";
       EXPECT_EQ(reads, device["bytes"].get<int64_t>() / 65536) << name;
       continue;
     }
@@ -116,13 +128,17 @@ INSTANTIATE_TEST_SUITE_P(
         // one run in three lost a completion there (docs/engine.md).
         Case{"linear(virtio(iops=40))", Bar::kFivePercent, "linear_virtio"},
         // dm over null_blk: the disk's hrtimer is not tied to the guest's ticks, so the kernel's
-        // whole-jiffy rounding is as often down as up, and the means agree within 5% at 5 ms.
-        Case{"linear(null(lat=20ms))", Bar::kFivePercent, "linear_null20ms"},
-        Case{"linear(null(lat=5ms))", Bar::kFivePercent, "linear_null5ms"},
+        // whole-jiffy rounding is as often down as up. At 5 ms (a mean of ~8 ms) its spread over
+        // 64 reads reached 6.9%, so these read 512 (a null disk of 512 MiB costs no memory until
+        // written).
+        Case{"linear(null(lat=20ms, size=512M))", Bar::kFivePercent, "linear_null20ms", 512},
+        Case{"linear(null(lat=5ms, size=512M))", Bar::kFivePercent, "linear_null5ms", 512},
         // Before dm's split was read right (X with BIO = PARENT), dm-0 had no ios here.
         Case{"striped(null(lat=5ms)*2)", Bar::kChunkParts, "striped_null5ms"},
-        Case{"raid0(ram*3, delay(ram, 50ms))", Bar::kFivePercent, "raid0_delay50ms"},
-        Case{"linear(delay(ram, 50ms))", Bar::kFivePercent, "linear_delay50ms"},
+        // dm-delay's kernel count is high by up to a tick (kWithinATick): at 50 ms that was -2%
+        // to -3.8%, too close to the bar, so the 5% cases delay 100 ms.
+        Case{"raid0(ram*3, delay(ram, 100ms))", Bar::kFivePercent, "raid0_delay100ms"},
+        Case{"linear(delay(ram, 100ms))", Bar::kFivePercent, "linear_delay100ms"},
         Case{"raid0(ram*3, delay(ram, 20ms))", Bar::kWithinATick, "raid0_delay20ms"},
         Case{"linear(delay(ram, 5ms))", Bar::kWithinATick, "linear_delay5ms"}),
     [](const auto& info) { return std::string(info.param.name); });
