@@ -98,18 +98,29 @@ TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
     // The numbers of docs/engine.md's table, from every run.
     std::printf("kernel-stats: %s | %s | iotap %.1f us | kernel %.1f us | %+.1f%% | %d ios\n",
                 c.stack, name.c_str(), mean, kernel_mean, 100 * error, ios);
-    EXPECT_GE(ios, c.reads) << name;
+    // SystemTap may skip a probe hit, rarely (one run in a CI suite of ~90 guest runs lost one
+    // dm io of 512 so), and says so: iotap reports it as loss.skipped_probes. iotap may then be
+    // short of the kernel by what it reports lost, and never over it; without it, exact.
+    const int skipped = result["loss"]["skipped_probes"];
+    const auto short_by_at_most = [&](int64_t iotap, int64_t truth, int64_t per_skip) {
+      EXPECT_LE(iotap, truth) << name << "\nloss: " << result["loss"].dump();
+      EXPECT_GE(iotap + skipped * per_skip, truth)
+          << name << "\nstream: " << result["stream"].dump() << "\nloss: " << result["loss"].dump();
+    };
+    if (skipped > 0) std::printf("kernel-stats: stap skipped %d probe hits (reported)\n", skipped);
+    short_by_at_most(ios, c.reads, 1);
     EXPECT_EQ(kernel["writes"], 0) << name;
-    EXPECT_EQ(device["bytes"].get<int64_t>(), kernel["sectors_read"].get<int64_t>() * 512) << name;
+    const int64_t bytes = device["bytes"];
+    short_by_at_most(bytes, kernel["sectors_read"].get<int64_t>() * 512, 1 << 20);
     if (c.bar == Bar::kChunkParts) {
-      EXPECT_EQ(ios, c.reads) << name << ": block_hasher's reads, one bio each";
-      EXPECT_EQ(reads, device["bytes"].get<int64_t>() / 65536) << name;
+      EXPECT_LE(ios, c.reads) << name << ": block_hasher's reads, one bio each";
+      EXPECT_EQ(reads, static_cast<int>(kernel["sectors_read"].get<int64_t>() * 512 / 65536))
+          << name;
       continue;
     }
     // dm counts an io per dm_io: a bio that dm does not split (no target boundary, no
     // max_io_len in these stacks) is one io for both.
-    EXPECT_EQ(ios, reads) << name << "\nstream: " << result["stream"].dump()
-                          << "\nloss: " << result["loss"].dump();
+    short_by_at_most(ios, reads, 1);
     if (c.bar == Bar::kFivePercent) {
       EXPECT_LE(std::abs(error), 0.05)
           << name << ": iotap " << mean << " us, kernel " << kernel_mean << " us";
