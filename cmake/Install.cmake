@@ -4,6 +4,7 @@
 set(IOTAP_DATA_DESTINATION share/iotap)
 install(TARGETS iotap RUNTIME DESTINATION bin)
 install(TARGETS block_hasher RUNTIME DESTINATION libexec/iotap/block_hasher)
+install(TARGETS io_replayer RUNTIME DESTINATION libexec/iotap/io_replayer)
 install(TARGETS stapio_drain LIBRARY DESTINATION libexec/iotap)
 install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
         FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")

@@ -144,8 +144,7 @@ Waterfall Attribution::waterfall(const Request& request, uint64_t end, int64_t r
   w.result = result;
   w.start_ns = request.start;
   w.latency_ns = end > request.start ? end - request.start : 0;
-  w.call = request.syscall >= 0 ? std::string(kSyscalls[static_cast<size_t>(request.syscall)].name)
-                                : "read";
+  w.call = std::string(call_name(request));
   uint64_t at = request.start;
   std::vector<uint32_t> last_devices;  // the path of the previous segment, one entry per device
   size_t group = 0;                    // where the stages of that path begin in w.stages

@@ -51,7 +51,8 @@ struct Engine::Impl {
         remaps(stack),
         sorter(options.reorder_window_ns, options.reorder_window_events),
         request_source(options.requests),
-        other_line(options.other_line) {}
+        other_line(options.other_line),
+        finished_request(options.finished_request) {}
 
   void line(std::string_view text) {
     Event event;
@@ -82,13 +83,17 @@ struct Engine::Impl {
     bios.before(event);
     switch (event.kind) {
       case Kind::read_start:
-        requests.start(event);
+        note_request_start(event.ts);
+        requests.start(event, usdt_direct || event.direct);
         return;
       case Kind::read_done:
         if (!requests.done(event, [this](const Request& r, uint64_t end, int64_t result) {
-              attribution.finish(r, end, result);
+              finish_request(r, end, result);
             }))
           ++unmatched_read_ends;
+        return;
+      case Kind::run_start:
+        usdt_direct = event.direct;
         return;
       case Kind::queue:
         bios.queue(event);
@@ -117,15 +122,46 @@ struct Engine::Impl {
           ++requests_elsewhere;
           return;
         }
+        note_request_start(event.ts);
         requests.start_syscall(event);
         return;
       case Kind::sys_done:
         // No call open on the thread: one left out at its start (on a pipe, say), or elsewhere.
         requests.done_on_thread(event, [this](const Request& r, uint64_t end, int64_t result) {
-          attribution.finish(r, end, result);
+          finish_request(r, end, result);
         });
         return;
     }
+  }
+
+  // Events come in time order: the first request seen to start started first.
+  void note_request_start(uint64_t ts) {
+    if (!first_request_started) first_request_start = ts;
+    first_request_started = true;
+  }
+
+  void finish_request(const Request& r, uint64_t end, int64_t result) {
+    attribution.finish(r, end, result);
+    if (!finished_request) return;
+    FinishedRequest f;
+    f.id = r.id;
+    f.tid = r.tid;
+    f.thread = r.thread;
+    f.op = r.op;
+    f.call = call_name(r);
+    f.offset = r.offset;
+    f.size = r.size;
+    f.result = result;
+    f.start_ns = r.start;
+    f.latency_ns = end > r.start ? end - r.start : 0;
+    f.dev = r.dev;
+    if (r.syscall < 0 && !r.roots.empty()) {
+      const uint32_t device = pool[r.roots.front()].device;
+      if (device != kNoDevice) f.dev = stack[device].info.dev;
+    }
+    f.direct = r.direct;
+    f.first_start_ns = first_request_start;
+    finished_request(f);
   }
 
   Result finish() {
@@ -198,6 +234,10 @@ struct Engine::Impl {
   uint64_t requests_elsewhere = 0;
   RequestSource request_source;
   std::function<void(std::string_view)> other_line;
+  std::function<void(const FinishedRequest&)> finished_request;
+  bool usdt_direct = false;  // RB: block_hasher reads with O_DIRECT
+  uint64_t first_request_start = 0;
+  bool first_request_started = false;
 };
 
 const char* to_string(RequestSource source) {

@@ -18,6 +18,7 @@ enum class Kind : uint8_t {
   rq_complete,  // D: the device finished (part of) a request
   sys_start,    // SS: the program entered an I/O system call
   sys_done,     // SD: the same thread's system call returned
+  run_start,    // RB: block_hasher's run starts (whether it reads with O_DIRECT)
 };
 
 struct Event {
@@ -39,7 +40,8 @@ struct Event {
   int32_t thread = 0;
   uint64_t block = 0;
   uint64_t offset = 0, size = 0;  // RS, SS
-  // SS only: which call (syscall_name()), the file's inode, O_DIRECT. DEV is the file's device.
+  // SS only: which call (syscall_name()), the file's inode, O_DIRECT (RB too). DEV is the file's
+  // device.
   uint8_t syscall = 0;
   bool direct = false;
   uint64_t inode = 0;

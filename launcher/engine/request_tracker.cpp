@@ -15,14 +15,14 @@ void RequestTracker::start_syscall(const Event& event) {
   Event numbered = event;
   numbered.id = next_syscall_id_++;
   numbered.thread = event.tid;
-  start(numbered);
+  start(numbered, event.direct);
   Request& request = open_.at(numbered.id);
   request.op = event.rw;
   request.syscall = event.syscall;
   request.dev = event.dev;
 }
 
-void RequestTracker::start(const Event& event) {
+void RequestTracker::start(const Event& event, bool direct) {
   // A thread has one request open at a time: an earlier one still open lost its end.
   abandon_on(event.tid);
   if (const auto it = open_.find(event.id); it != open_.end()) {
@@ -37,6 +37,8 @@ void RequestTracker::start(const Event& event) {
   request.offset = event.offset;
   request.size = event.size;
   request.start = event.ts;
+  request.op = event.rw == 'W' || event.rw == 'F' ? event.rw : 'R';  // RS: R; US: its op
+  request.direct = direct;
   open_.emplace(event.id, std::move(request));
   by_tid_[event.tid] = event.id;
 }

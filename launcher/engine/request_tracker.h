@@ -5,6 +5,7 @@
 // with its bio trees, to attribution.
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -22,14 +23,23 @@ struct Request {
   char op = 'R';                // R, W or F (fsync, fdatasync)
   int syscall = -1;             // SS: its index in kSyscalls; -1 for a USDT read
   uint32_t dev = 0;             // SS: the file's device
+  bool direct = false;          // O_DIRECT
   std::vector<uint32_t> roots;  // held in the pool until the read ends
 };
+
+// What the request was: its system call ("pread64"), or for a USDT request its op ("read",
+// "write", "flush": block_hasher reads, io_replayer does all three).
+inline std::string_view call_name(const Request& request) {
+  if (request.syscall >= 0) return kSyscalls[static_cast<size_t>(request.syscall)].name;
+  return request.op == 'W' ? "write" : request.op == 'F' ? "flush" : "read";
+}
 
 class RequestTracker {
  public:
   explicit RequestTracker(BioPool& pool) : pool_(pool) {}
 
-  void start(const Event& event);
+  // RS (or SS, through start_syscall): `direct` is whether the read bypasses the page cache.
+  void start(const Event& event, bool direct = false);
   // SS: a new request, numbered here (the stream carries no id for it: counting in the probe
   // would need a lock).
   void start_syscall(const Event& event);

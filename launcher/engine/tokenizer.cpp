@@ -38,6 +38,15 @@ class Fields {
     return true;
   }
 
+  // A replayed request's op (US): R, W or F.
+  bool op(char& out) {
+    if (!skip_spaces()) return false;
+    if (end_ - p_ < 1 || (p_ + 1 != end_ && p_[1] != ' ')) return fail();
+    if (*p_ != 'R' && *p_ != 'W' && *p_ != 'F') return fail();
+    out = *p_++;
+    return true;
+  }
+
   // A call SS names: its index in kSyscalls, and its R/W/F.
   bool syscall(uint8_t& index, char& op) {
     if (!skip_spaces()) return false;
@@ -128,6 +137,19 @@ bool kind_of(std::string_view word, Kind& kind) {
     kind = Kind::sys_done;
     return true;
   }
+  // A replayed request (io_replayer): a USDT request with its op, read as RS and RD are.
+  if (word == "US") {
+    kind = Kind::read_start;
+    return true;
+  }
+  if (word == "UD") {
+    kind = Kind::read_done;
+    return true;
+  }
+  if (word == "RB") {
+    kind = Kind::run_start;
+    return true;
+  }
   return false;
 }
 
@@ -149,8 +171,14 @@ Tokenized tokenize(std::string_view line, Event& event) {
   bool read = false;
   switch (event.kind) {
     case Kind::read_start:
+      if (word == "US") {
+        read = f.number(event.id) && f.number(event.thread) && f.op(event.rw) &&
+               f.number(event.offset) && f.number(event.size) && f.flag(event.direct);
+        break;
+      }
       read = f.number(event.id) && f.number(event.thread) && f.number(event.block) &&
              f.number(event.offset) && f.number(event.size);
+      event.rw = 'R';
       break;
     case Kind::read_done:
       read = f.number(event.id) && f.number(event.value);
@@ -184,6 +212,9 @@ Tokenized tokenize(std::string_view line, Event& event) {
       break;
     case Kind::sys_done:
       read = f.number(event.value);
+      break;
+    case Kind::run_start:
+      read = f.flag(event.direct);
       break;
   }
   if (!read) return {LineKind::malformed, "bad or missing field"};

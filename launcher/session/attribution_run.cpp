@@ -23,7 +23,7 @@
 namespace iotap::verbs {
 
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
-                               std::string_view requests) {
+                               std::string_view requests, const RequestHooks& hooks) {
   require_one_program(options, "whose requests to follow");
   const ChosenSource source = choose_request_source(traced_program(options), requests);
   // The engine starts when the guest has said what the stack is; the stream follows.
@@ -32,8 +32,11 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
   engine::Options engine_options{slowest};
   engine_options.requests = source.source;
   engine_options.other_line = program_line_printer(options);
+  engine_options.finished_request = hooks.finished;
   const auto start_engine = [&](const std::vector<StackDevice>& devices) {
-    if (!engine) engine.emplace(devices, engine_options);
+    if (engine) return;
+    if (hooks.started) hooks.started(devices, source.source);
+    engine.emplace(devices, engine_options);
   };
   TracedRunSinks sinks;
   sinks.status = stderr_status_printer();
@@ -52,9 +55,7 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
     }
   };
   AttributionRun out;
-  const char* script =
-      source.source == engine::RequestSource::usdt ? "/events.stp" : "/syscall_events.stp";
-  out.run = traced_run(data_paths().examples + script, options, sinks);
+  out.run = traced_run(data_paths().examples + "/" + source.script, options, sinks);
   start_engine(out.run.devices);
   for (const auto& line : early_warnings) engine->note_stap_warning(line);
   out.result = engine->finish();
@@ -128,34 +129,45 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
 
   OutputFile out(options.output_path);
   const AttributionRun run = run_attribution(options, slowest, requests);
+  const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
+  out.write(options.json
+                ? to_text(attribution_json(run, outcome))
+                : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats));
+  say_nothing_to_answer(run, outcome);
+  return outcome.exit;
+}
+
+AttributionOutcome attribution_outcome(const TargetOptions& options, const AttributionRun& run,
+                                       bool attribute_reads) {
   // A verdict on no data is none (engine::VerdictStatus): say what was not seen and why, and
   // exit 3 when the verb's question has nothing to be answered from. Ctrl-C keeps its status.
+  AttributionOutcome outcome;
   const engine::VerdictStatus status = engine::verdict_status(run.result);
-  const std::string why = status == engine::VerdictStatus::ok ? "" : program_end(options, run.run);
-  int exit = run.run.exit_status;
-  if (!run.run.interrupted && nothing_to_answer(status, /*attribute_reads=*/waterfalls))
-    exit = exit_status::kNothingAttributed;
-  std::string text;
-  if (options.json) {
-    Json json = report::json(run.result, why);
-    add_kernel_stats(json["devices"], run.run.kernel_stats);
-    json["stack"] = stack_json(run.run.devices);
-    json["exit_status"] = exit;
-    json["program"] = {{"exit_status", run.run.target_exit_status.value_or(0)},
-                       {"last_stderr_line", run.run.program_last_stderr_line.empty()
-                                                ? Json(nullptr)
-                                                : Json(run.run.program_last_stderr_line)}};
-    if (!run.run.target_exit_status && run.run.staprun_status != 0)
-      json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
-    text = to_text(json);
-  } else {
-    text = report::text(run.result, slowest > 0, why, run.run.kernel_stats);
-  }
-  out.write(text);
-  if (exit == exit_status::kNothingAttributed)
+  outcome.why = status == engine::VerdictStatus::ok ? "" : program_end(options, run.run);
+  outcome.exit = run.run.exit_status;
+  if (!run.run.interrupted && nothing_to_answer(status, attribute_reads))
+    outcome.exit = exit_status::kNothingAttributed;
+  return outcome;
+}
+
+Json attribution_json(const AttributionRun& run, const AttributionOutcome& outcome) {
+  Json json = report::json(run.result, outcome.why);
+  add_kernel_stats(json["devices"], run.run.kernel_stats);
+  json["stack"] = stack_json(run.run.devices);
+  json["exit_status"] = outcome.exit;
+  json["program"] = {{"exit_status", run.run.target_exit_status.value_or(0)},
+                     {"last_stderr_line", run.run.program_last_stderr_line.empty()
+                                              ? Json(nullptr)
+                                              : Json(run.run.program_last_stderr_line)}};
+  if (!run.run.target_exit_status && run.run.staprun_status != 0)
+    json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
+  return json;
+}
+
+void say_nothing_to_answer(const AttributionRun& run, const AttributionOutcome& outcome) {
+  if (outcome.exit == exit_status::kNothingAttributed)
     std::fprintf(stderr, "iotap: nothing to attribute: %s; %s (exit status 3)\n",
-                 report::verdict_status_sentence(run.result).c_str(), why.c_str());
-  return exit;
+                 report::verdict_status_sentence(run.result).c_str(), outcome.why.c_str());
 }
 
 void add_kernel_stats(Json& devices, const KernelDiskStats& kernel_stats) {

@@ -8,16 +8,19 @@
 
 namespace iotap::verbs {
 
-bool has_known_usdt_requests(const std::string& program) {
-  if (program.empty()) return false;
+std::string known_usdt_provider(const std::string& program) {
+  if (program.empty()) return "";
   const auto probes = usdt::read_probes(program);
-  if (!probes) return false;
-  const auto has = [&](std::string_view name) {
+  if (!probes) return "";
+  const auto has = [&](std::string_view provider, std::string_view name) {
     return std::any_of(probes->probes.begin(), probes->probes.end(), [&](const usdt::Probe& p) {
-      return p.provider == "block_hasher" && p.name == name;
+      return p.provider == provider && p.name == name;
     });
   };
-  return has("read_start") && has("read_done");
+  if (has("block_hasher", "read_start") && has("block_hasher", "read_done")) return "block_hasher";
+  if (has("io_replayer", "request_start") && has("io_replayer", "request_done"))
+    return "io_replayer";
+  return "";
 }
 
 ChosenSource choose_request_source(const std::string& program, std::string_view asked) {
@@ -30,8 +33,9 @@ ChosenSource choose_request_source(const std::string& program, std::string_view 
       program.empty() ? "the program" : std::filesystem::path(program).filename().string();
   if (asked == "syscall")
     return {engine::RequestSource::syscall,
-            "--requests syscall: following " + name + "'s I/O system calls"};
-  const bool known = has_known_usdt_requests(program);
+            "--requests syscall: following " + name + "'s I/O system calls", "syscall_events.stp"};
+  const std::string provider = known_usdt_provider(program);
+  const bool known = !provider.empty();
   if (asked == "usdt" && !known)
     throw UserError(
         "--requests usdt: " + (program.empty() ? name : program) +
@@ -39,11 +43,18 @@ ChosenSource choose_request_source(const std::string& program, std::string_view 
         "'iotap probes PROGRAM' lists those it has): leave --requests out to follow its "
         "system "
         "calls");
+  if (provider == "io_replayer")
+    return {engine::RequestSource::usdt,
+            "following " + name +
+                "'s replayed requests through its USDT probes (request_start, request_done)",
+            "replay_events.stp"};
   if (known)
     return {engine::RequestSource::usdt,
-            "following " + name + "'s reads through its USDT probes (read_start, read_done)"};
+            "following " + name + "'s reads through its USDT probes (read_start, read_done)",
+            "events.stp"};
   return {engine::RequestSource::syscall,
-          "following " + name + "'s I/O system calls (it has no USDT probes iotap knows)"};
+          "following " + name + "'s I/O system calls (it has no USDT probes iotap knows)",
+          "syscall_events.stp"};
 }
 
 }  // namespace iotap::verbs

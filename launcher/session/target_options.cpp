@@ -143,6 +143,16 @@ ResolvedCommand resolve_command(const std::string& command_line,
     }
   }
   words[0] = resolved.program;
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::error_code error;
+    if (words[i].empty() || !std::filesystem::is_regular_file(words[i], error)) continue;
+    const std::string path = std::filesystem::absolute(words[i]).lexically_normal().string();
+    // The kernel's files are the guest's own there.
+    if (path.starts_with("/proc/") || path.starts_with("/sys/") || path.starts_with("/dev/"))
+      continue;
+    words[i] = path;
+    resolved.files.push_back(path);
+  }
   resolved.argv = std::move(words);
   return resolved;
 }

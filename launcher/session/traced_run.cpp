@@ -105,7 +105,8 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   temp_base();
   if (prepared.vm)
     vm::check_vm_run(options.memory_mib,
-                     command ? std::vector{command->program} : std::vector<std::string>{});
+                     command ? std::vector{command->program} : std::vector<std::string>{},
+                     command ? command->files : std::vector<std::string>{});
 
   if (command) prepared.markers.exe = command->program;
   if (options.pid) {
@@ -227,6 +228,7 @@ void run_on_vm(const std::string& module, const TracedScript& script, const Targ
   if (prepared.command) {
     run.command = prepared.command->argv;
     run.programs = {prepared.command->program};
+    run.files = prepared.command->files;
   }
   vm::VmEvents events;
   events.stdout_data = sinks.output;

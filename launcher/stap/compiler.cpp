@@ -51,17 +51,19 @@ std::vector<std::string> stap_argv(const CompileRequest& request) {
 
 namespace {
 
-// The tapsets name programs by macro (@block_hasher_exe), written per compile from what this
-// run traces, so that no path is fixed where iotap was built. The directory is one of its own
-// (passed with -I), since stap would read the script copy in work_dir as a tapset too.
+// The tapsets name programs by macro (@block_hasher_exe, @io_replayer_exe), written per compile
+// from what this run traces, so that no path is fixed where iotap was built. The directory is one
+// of its own (passed with -I), since stap would read the script copy in work_dir as a tapset too.
 void write_tapset_paths(const CompileRequest& request) {
   const std::string exe = request.block_hasher_exe.empty()
                               ? data_paths().workloads + "/block_hasher/block_hasher"
                               : request.block_hasher_exe;
   std::string dir = tapset_paths_dir(request.work_dir);
   std::filesystem::create_directories(dir);
+  const std::string replayer = data_paths().workloads + "/io_replayer/io_replayer";
   write_file(dir + "/iotap_paths.stpm",
-             "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n");
+             "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n" +
+                 "@define io_replayer_exe %( \"" + string_literal_body(replayer) + "\" %)\n");
 }
 
 }  // namespace

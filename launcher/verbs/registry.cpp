@@ -15,6 +15,10 @@ std::span<const Verb> all() {
       Verb{"callgraph", "an indented call tree of the program's functions while it runs",
            callgraph},
       Verb{"top", "live per-interval rates: submits per device, USDT events per probe", top},
+      Verb{"record", "record the program's requests per thread, to replay them on another stack",
+           record},
+      Verb{"replay", "replay a recording on a stack under the probes: attribution and fidelity",
+           replay},
       Verb{"run", "compile and run a .stp script against a program (-c) or a pid (-x)", run},
       Verb{"probes", "list a binary's USDT probes with their argument sizes", probes},
   };

@@ -23,7 +23,8 @@ iotap_unit_test(initramfs_test
   SOURCES target/cpio_writer_test.cpp target/elf_dependencies_test.cpp target/kernel_test.cpp
   LIBS iotap_target)
 target_compile_definitions(initramfs_test PRIVATE
-  BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher")
+  BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
+  IO_REPLAYER_PATH="${CMAKE_BINARY_DIR}/workloads/io_replayer/io_replayer")
 add_dependencies(initramfs_test block_hasher)
 # The guest kernel's -dbg package files (target/kernel_debuginfo.h).
 iotap_unit_test(kernel_debuginfo_test SOURCES target/kernel_debuginfo_test.cpp LIBS iotap_target)
@@ -49,8 +50,9 @@ iotap_unit_test(verbs_test
     session/kernel_stats_json_test.cpp
   LIBS iotap_verbs)
 target_compile_definitions(verbs_test PRIVATE
-  BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher")
-add_dependencies(verbs_test block_hasher)
+  BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
+  IO_REPLAYER_PATH="${CMAKE_BINARY_DIR}/workloads/io_replayer/io_replayer")
+add_dependencies(verbs_test block_hasher io_replayer)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
 set(iotime ${CMAKE_SOURCE_DIR}/examples/iotime.stp)

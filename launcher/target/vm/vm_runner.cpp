@@ -176,6 +176,7 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
                                         "IOTAP_KALLSYMS=" + (run.kernel_symbols ? "1" : "0") +
                                         "\n" + reader_priority());
   for (const auto& program : run.programs) image.add_program(program);
+  for (const auto& file : run.files) image.add_host_path(file);
 }
 
 std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel& kernel,
@@ -242,7 +243,8 @@ void check_socket_paths() {
 
 }  // namespace
 
-void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs) {
+void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
+                  const std::vector<std::string>& files) {
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
   find_qemu();
   check_socket_paths();
@@ -251,6 +253,7 @@ void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs)
     bytes += file_size_or_zero(program);
     for (const auto& library : runtime_dependencies(program)) bytes += file_size_or_zero(library);
   }
+  for (const auto& file : files) bytes += file_size_or_zero(file);
   check_memory(memory_mib, bytes + kModuleAllowanceBytes, true);
 }
 

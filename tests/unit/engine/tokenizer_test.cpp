@@ -57,6 +57,35 @@ TEST(Tokenizer, SyscallDone) {
   EXPECT_EQ(e.value, -5);
 }
 
+TEST(Tokenizer, BlockHashersRunStartSaysWhetherItReadsWithODirect) {
+  const Event e = parse("RB 1795378543002944710 0 1 139 1");
+  EXPECT_EQ(e.kind, Kind::run_start);
+  EXPECT_TRUE(e.direct);
+  EXPECT_FALSE(parse("RB 1 0 1 139 0").direct);
+  parse("RB 1 0 1 139 2", LineKind::malformed);
+  parse("RB 1 0 1 139", LineKind::malformed);
+}
+
+TEST(Tokenizer, ReplayedRequestsAreReadsWritesOrFlushesWithTheirODirect) {
+  const Event e = parse("US 1795378543002944710 1 6 142 17 3 W 65536 4096 1");
+  EXPECT_EQ(e.kind, Kind::read_start);
+  EXPECT_EQ(e.id, 17U);
+  EXPECT_EQ(e.thread, 3);
+  EXPECT_EQ(e.rw, 'W');
+  EXPECT_EQ(e.offset, 65536U);
+  EXPECT_EQ(e.size, 4096U);
+  EXPECT_TRUE(e.direct);
+  EXPECT_EQ(parse("US 1 0 1 7 1 0 F 0 0 0").rw, 'F');
+  EXPECT_EQ(parse("US 1 0 1 7 1 0 R 0 512 0").rw, 'R');
+  EXPECT_EQ(parse("RS 1 0 1 7 1 0 0 0 512").rw, 'R') << "a block_hasher read is a read";
+  parse("US 1 0 1 7 1 0 Q 0 512 0", LineKind::malformed);
+  parse("US 1 0 1 7 1 0 R 0 512", LineKind::malformed);
+  const Event done = parse("UD 1795378543061830120 1 201 142 17 -28");
+  EXPECT_EQ(done.kind, Kind::read_done);
+  EXPECT_EQ(done.id, 17U);
+  EXPECT_EQ(done.value, -28);
+}
+
 TEST(Tokenizer, SyscallLinesThatDoNotParse) {
   parse("SS 1 0 1 7 openat 9437184 103 0 4096 0", LineKind::malformed);  // not a call it follows
   parse("SS 1 0 1 7 read 9437184 103 0 4096 2", LineKind::malformed);    // O_DIRECT is 0 or 1

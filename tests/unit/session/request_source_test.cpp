@@ -10,17 +10,29 @@ namespace iotap::verbs {
 namespace {
 
 TEST(RequestSource, BlockHashersProbesAreFollowed) {
-  EXPECT_TRUE(has_known_usdt_requests(BLOCK_HASHER_PATH));
+  EXPECT_EQ(known_usdt_provider(BLOCK_HASHER_PATH), "block_hasher");
   const ChosenSource chosen = choose_request_source(BLOCK_HASHER_PATH, "");
   EXPECT_EQ(chosen.source, engine::RequestSource::usdt);
+  EXPECT_EQ(chosen.script, "events.stp");
   EXPECT_NE(chosen.why.find("block_hasher's reads through its USDT probes"), std::string::npos)
       << chosen.why;
 }
 
+TEST(RequestSource, TheReplayersProbesAreFollowedWithTheReplayScript) {
+  EXPECT_EQ(known_usdt_provider(IO_REPLAYER_PATH), "io_replayer");
+  const ChosenSource chosen = choose_request_source(IO_REPLAYER_PATH, "");
+  EXPECT_EQ(chosen.source, engine::RequestSource::usdt);
+  EXPECT_EQ(chosen.script, "replay_events.stp");
+  EXPECT_NE(chosen.why.find("io_replayer's replayed requests through its USDT probes"),
+            std::string::npos)
+      << chosen.why;
+}
+
 TEST(RequestSource, AProgramWithoutThemIsFollowedThroughItsSystemCalls) {
-  EXPECT_FALSE(has_known_usdt_requests("/bin/true"));
+  EXPECT_EQ(known_usdt_provider("/bin/true"), "");
   const ChosenSource chosen = choose_request_source("/bin/true", "");
   EXPECT_EQ(chosen.source, engine::RequestSource::syscall);
+  EXPECT_EQ(chosen.script, "syscall_events.stp");
   EXPECT_NE(chosen.why.find("true's I/O system calls (it has no USDT probes iotap knows)"),
             std::string::npos)
       << chosen.why;

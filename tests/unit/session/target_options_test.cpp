@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <boost/program_options.hpp>
+#include <filesystem>
 
 #include "iotap/config.h"
 #include "iotap/target/stack_spec.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::verbs {
 namespace {
@@ -26,6 +28,19 @@ TEST(ResolveCommand, WordsAreCutAsShQuotesThem) {
             (std::vector<std::string>{command.program, "'x", "it's", "a b", "", "$HOME", "*"}));
   EXPECT_THROW(resolve_command("true 'x", std::nullopt), UserError);
   EXPECT_THROW(resolve_command("true \"x", std::nullopt), UserError);
+}
+
+TEST(ResolveCommand, ArgumentsNamingHostFilesBecomeAbsoluteAndAreListedForTheGuest) {
+  const TempDir dir("iotap-resolve-test");
+  write_file(dir.path() + "/hasher.rec", "x");
+  const auto relative = std::filesystem::relative(dir.path() + "/hasher.rec");
+  const auto command = resolve_command(
+      "true -r " + relative.string() + " -d /dev/null /proc/cpuinfo no-such-file " + dir.path(),
+      std::nullopt);
+  EXPECT_EQ(command.files, std::vector<std::string>{dir.path() + "/hasher.rec"});
+  EXPECT_EQ(command.argv,
+            (std::vector<std::string>{command.program, "-r", dir.path() + "/hasher.rec", "-d",
+                                      "/dev/null", "/proc/cpuinfo", "no-such-file", dir.path()}));
 }
 
 TEST(ResolveCommand, ProgramsFromPathAndErrors) {

@@ -9,6 +9,7 @@
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
@@ -139,7 +140,9 @@ TEST(StapMessages, TheTapsetPathMacroNamesTheGivenBlockHasher) {
   request.block_hasher_exe = "/opt/my \"tools\"/block_hasher";
   compile_module(request);
   EXPECT_EQ(read_file(work / "macros.seen"),
-            "@define block_hasher_exe %( \"/opt/my \\\"tools\\\"/block_hasher\" %)\n");
+            "@define block_hasher_exe %( \"/opt/my \\\"tools\\\"/block_hasher\" %)\n"
+            "@define io_replayer_exe %( \"" +
+                data_paths().workloads + "/io_replayer/io_replayer\" %)\n");
   EXPECT_EQ(read_file(work / "dir.seen"), "iotap_paths.stpm\n");
 }
 

@@ -29,6 +29,25 @@ namespace iotap::engine {
 enum class RequestSource : uint8_t { usdt, syscall };
 const char* to_string(RequestSource source);  // "usdt", "syscall"
 
+// One request as it ended, for a caller that keeps every request (iotap record).
+struct FinishedRequest {
+  uint64_t id = 0;
+  int32_t tid = 0;
+  int32_t thread = 0;     // USDT: the program's thread index; system calls: the tid
+  char op = 'R';          // R, W or F (fsync, fdatasync)
+  std::string_view call;  // the system call ("pread64"), or "read" for a USDT read
+  uint64_t offset = 0, size = 0;
+  int64_t result = 0;  // bytes, or -errno
+  uint64_t start_ns = 0, latency_ns = 0;
+  // The device it went to: the file's (system calls), or the top device of its first bio (USDT
+  // reads); 0 when not known (a USDT read served without block I/O).
+  uint32_t dev = 0;
+  bool direct = false;  // O_DIRECT (SS's DIRECT; USDT: block_hasher's run, from RB)
+  // When the stream's first request started (events are merged in time order, so no request
+  // ends that started before it): the origin of a recording's times.
+  uint64_t first_start_ns = 0;
+};
+
 struct Options {
   size_t slowest = 0;  // waterfalls kept for the N slowest requests
   RequestSource requests = RequestSource::usdt;
@@ -37,6 +56,9 @@ struct Options {
   // Optional. Each line of the stream that is neither an event nor the header: the traced
   // program's own output, without its newline, as it arrives (nothing of it is lost).
   std::function<void(std::string_view)> other_line = {};
+  // Optional. Each request as it ends, in the order they end (so memory stays flat however
+  // many there are).
+  std::function<void(const FinishedRequest&)> finished_request = {};
 };
 
 struct Latency {

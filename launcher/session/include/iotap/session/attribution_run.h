@@ -3,14 +3,17 @@
 // examples/syscall_events.stp (system calls; session/request_source.h chooses) run under the
 // target options, its stream fed to the correlation engine as it arrives, the engine's result
 // back.
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "iotap/engine.h"
 #include "iotap/session/target_options.h"
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/disk_stats.h"
+#include "iotap/util/json_text.h"
 
 namespace iotap::verbs {
 
@@ -19,13 +22,36 @@ struct AttributionRun {
   engine::Result result;
 };
 
+// For a caller that keeps every request (iotap record). Both optional.
+struct RequestHooks {
+  // Once, before any request ends: the stack the run traces (empty with --target local) and
+  // the request source chosen.
+  std::function<void(const std::vector<StackDevice>&, engine::RequestSource)> started;
+  // Each request as it ends (engine::Options::finished_request).
+  std::function<void(const engine::FinishedRequest&)> finished;
+};
+
 // `requests`: --requests's value ("usdt", "syscall"), "" to choose by the program's probes.
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
-                               std::string_view requests = {});
+                               std::string_view requests = {}, const RequestHooks& hooks = {});
 
 // The whole of `attribute` and `diagnose`: their options (the target options, and --slowest N
 // when `waterfalls`), the run, and the report as text or JSON, on stdout or in -o's file.
 int attribution_verb(std::span<const std::string> args, const char* help, bool waterfalls);
+
+// How an attribution run ends for `attribute` and `diagnose`: its exit status (3 when there was
+// nothing to answer from) and, when the verdict has no data, why (program_end()).
+struct AttributionOutcome {
+  int exit = 0;
+  std::string why;
+};
+AttributionOutcome attribution_outcome(const TargetOptions& options, const AttributionRun& run,
+                                       bool attribute_reads);
+// The report as `attribute --json` prints it: the engine's JSON, the kernel's statistics, the
+// stack, the exit status and how the program ended.
+Json attribution_json(const AttributionRun& run, const AttributionOutcome& outcome);
+// The "iotap: nothing to attribute: ..." line on stderr, when the exit status is 3.
+void say_nothing_to_answer(const AttributionRun& run, const AttributionOutcome& outcome);
 
 // How the run ended, for a report with no verdict: "block_hasher exited with status 1; its last
 // line on stderr: ...", or staprun's status, or the timeout.

@@ -59,6 +59,10 @@ std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options);
 struct ResolvedCommand {
   std::vector<std::string> argv;
   std::string program;  // absolute host path of argv[0]
+  // The arguments that name regular files on the host (a recording for io_replayer, a job file
+  // for fio), as absolute paths: argv has them so, and --target vm copies them into the guest
+  // at those paths.
+  std::vector<std::string> files;
 };
 
 // Bare names are the project's workloads (block_hasher) first, then programs in PATH.

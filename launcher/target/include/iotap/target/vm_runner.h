@@ -21,6 +21,7 @@ struct VmRun {
   std::optional<StackPlan> stack;
   std::vector<std::string> command;   // argv staprun -c runs; empty: run until stopped
   std::vector<std::string> programs;  // host programs the guest needs, with their libraries
+  std::vector<std::string> files;     // host files the program reads, at the same paths
   // staprun's options (-v) and the module's parameters (NAME=VALUE, from stap -G). Words of
   // letters, digits and _.=- only (stap/stap_options.h checks them): the guest's shell splits
   // them at spaces.
@@ -59,7 +60,8 @@ struct VmResult {
 // Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest
 // kernel are installed, the sockets' paths under TMPDIR fit in a unix socket address, and
 // memory_mib holds the initramfs with `programs` (and a compiled module) in it. Throws UserError.
-void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs);
+void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
+                  const std::vector<std::string>& files = {});
 
 // Boots the guest and runs. A stop signal (util/stop_signal.h) before the module runs kills the
 // guest and throws Stopped; once it runs, the first one stops the run after its end probes

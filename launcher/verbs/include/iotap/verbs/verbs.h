@@ -18,6 +18,8 @@ int callgraph(Args args);
 int latency(Args args);
 int iotime(Args args);
 int top(Args args);
+int record(Args args);
+int replay(Args args);
 
 struct Verb {
   std::string_view name;

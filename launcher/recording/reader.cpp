@@ -1,0 +1,180 @@
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "iotap/recording/recording.h"
+
+namespace iotap::recording {
+
+namespace {
+
+// The request line's fields, in order, as errors name them.
+constexpr std::array<std::string_view, 10> kFields = {"START",  "THREAD",  "OP",  "OFFSET", "SIZE",
+                                                      "RESULT", "LATENCY", "DEV", "DIRECT", "CALL"};
+
+// Walks the text a line at a time, knowing where each line starts, so that every error can say
+// where it is.
+class Lines {
+ public:
+  Lines(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  // The next line without its newline; false at the end of the text. A last line without a
+  // newline is an error: the file was cut inside it.
+  bool next(std::string_view& line) {
+    if (at_ >= text_.size()) return false;
+    line_start_ = at_;
+    ++line_number_;
+    const size_t newline = text_.find('\n', at_);
+    if (newline == std::string_view::npos)
+      fail("the recording ends inside a line: it was cut short (iotap record did not finish it)");
+    line = text_.substr(at_, newline - at_);
+    at_ = newline + 1;
+    return true;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FormatError(std::string(name_) + ": byte " + std::to_string(line_start_) + " (line " +
+                      std::to_string(line_number_) + "): " + what);
+  }
+  [[noreturn]] void fail_at_end(const std::string& what) const {
+    throw FormatError(std::string(name_) + ": byte " + std::to_string(text_.size()) + ": " + what);
+  }
+
+ private:
+  std::string_view text_;
+  std::string_view name_;
+  size_t at_ = 0;
+  size_t line_start_ = 0;
+  size_t line_number_ = 0;
+};
+
+std::string shown(std::string_view text) {
+  constexpr size_t kMost = 40;
+  std::string out(text.substr(0, kMost));
+  if (text.size() > kMost) out += "...";
+  return "'" + out + "'";
+}
+
+template <typename Number>
+bool parse_number(std::string_view word, Number& out) {
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
+  return ec == std::errc() && end == word.data() + word.size();
+}
+
+bool is_dev(std::string_view word) {
+  if (word == "-") return true;
+  const size_t colon = word.find(':');
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  return colon != std::string_view::npos && parse_number(word.substr(0, colon), major) &&
+         parse_number(word.substr(colon + 1), minor);
+}
+
+bool is_call(std::string_view word) {
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// The JSON object after `keyword ` on `line`, checked to parse as one.
+std::string object_after(const Lines& lines, std::string_view line, std::string_view keyword) {
+  const std::string prefix = std::string(keyword) + " ";
+  if (!line.starts_with(prefix))
+    lines.fail("expected the " + std::string(keyword) + " line ('" + prefix + "{...}'), found " +
+               shown(line));
+  const std::string_view text = line.substr(prefix.size());
+  if (!Json::parse(text, nullptr, /*allow_exceptions=*/false).is_object())
+    lines.fail("the " + std::string(keyword) + " line's JSON object does not parse");
+  return std::string(text);
+}
+
+Request parse_request(const Lines& lines, std::string_view line) {
+  std::array<std::string_view, kFields.size()> words;
+  size_t count = 0;
+  size_t at = 0;
+  while (at <= line.size()) {
+    size_t space = line.find(' ', at);
+    if (space == std::string_view::npos) space = line.size();
+    if (count == words.size())
+      lines.fail("a request has " + std::to_string(kFields.size()) +
+                 " fields (START THREAD OP OFFSET SIZE RESULT LATENCY DEV DIRECT CALL); this line "
+                 "has more");
+    words[count++] = line.substr(at, space - at);
+    at = space + 1;
+  }
+  if (count != words.size())
+    lines.fail("a request has " + std::to_string(kFields.size()) +
+               " fields (START THREAD OP OFFSET SIZE RESULT LATENCY DEV DIRECT CALL); this line "
+               "has " +
+               std::to_string(count) + ": " + shown(line));
+  const auto bad = [&](size_t field, const std::string& expected) {
+    lines.fail("field " + std::to_string(field + 1) + " (" + std::string(kFields[field]) + ") is " +
+               shown(words[field]) + ", not " + expected);
+  };
+  Request r;
+  if (!parse_number(words[0], r.start_ns)) bad(0, "a number of nanoseconds");
+  if (!parse_number(words[1], r.thread)) bad(1, "a thread number");
+  if (words[2].size() != 1 || std::string_view("RWF").find(words[2][0]) == std::string_view::npos)
+    bad(2, "R, W or F");
+  r.op = words[2][0];
+  if (!parse_number(words[3], r.offset)) bad(3, "a byte offset");
+  if (!parse_number(words[4], r.size)) bad(4, "a number of bytes");
+  if (!parse_number(words[5], r.result)) bad(5, "bytes or -errno");
+  if (!parse_number(words[6], r.latency_ns)) bad(6, "a number of nanoseconds");
+  if (!is_dev(words[7])) bad(7, "MAJ:MIN or -");
+  r.dev = std::string(words[7]);
+  if (words[8] != "0" && words[8] != "1") bad(8, "0 or 1");
+  r.direct = words[8] == "1";
+  if (!is_call(words[9])) bad(9, "a system call's name");
+  r.call = std::string(words[9]);
+  return r;
+}
+
+}  // namespace
+
+Recording parse(std::string_view text, std::string_view name) {
+  Lines lines(text, name);
+  std::string_view line;
+  const std::string magic = std::string(kMagic) + " " + std::to_string(kVersion);
+  if (!lines.next(line)) lines.fail_at_end("the file is empty: not an iotap recording");
+  if (!line.starts_with(std::string(kMagic) + " "))
+    lines.fail("not an iotap recording: its first line is " + shown(line) + ", not '" + magic +
+               "'");
+  if (line != magic)
+    lines.fail("this iotap reads '" + magic + "', not " + shown(line) +
+               " (a newer iotap wrote it?)");
+  Recording recording;
+  if (!lines.next(line)) lines.fail_at_end("the recording ends before its header line");
+  recording.header_line = object_after(lines, line, "header");
+  while (true) {
+    if (!lines.next(line))
+      lines.fail_at_end("the recording ends without its end line, after " +
+                        std::to_string(recording.requests.size()) +
+                        " requests: it was cut short (iotap record killed, or a full disk)");
+    if (line.starts_with("end ")) break;
+    recording.requests.push_back(parse_request(lines, line));
+  }
+  recording.end_line = object_after(lines, line, "end");
+  const Json count = recording.end().value("requests", Json());
+  if (!count.is_number_unsigned() || count.get<uint64_t>() != recording.requests.size())
+    lines.fail("the end line counts " + count.dump() + " requests; the recording holds " +
+               std::to_string(recording.requests.size()));
+  if (lines.next(line)) lines.fail("text after the end line: " + shown(line));
+  return recording;
+}
+
+Recording read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::system_error(errno, std::generic_category(), path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::system_error(errno, std::generic_category(), path);
+  return parse(text.str(), path);
+}
+
+}  // namespace iotap::recording

@@ -1,0 +1,36 @@
+# Unit tests for recordings (issue 12): the format's writer and reader round trip, every kind of
+# damage a reader must name with its byte offset, and the fio iolog conversion.
+iotap_unit_test(recording_test
+  SOURCES recording/format_test.cpp recording/fio_iolog_test.cpp recording/fidelity_test.cpp
+  LIBS iotap_recording)
+
+# iotap record's bad input: one line, exit 2, before anything is compiled or booted.
+iotap_cli_test(cli_record_help 0 "usage: iotap record -c CMD.*--format fio.*--replay_redirect" record --help)
+iotap_cli_test(cli_record_bad_format 2
+  "^iotap: --format must be 'iotap' \\(iotap's own recording\\) or 'fio' \\(fio's iolog v3\\), not 'csv'\n$"
+  record --format csv -c block_hasher)
+iotap_cli_test(cli_record_needs_a_program 2 "give the program whose requests to follow: -c"
+  record --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_record_output_is_a_directory 2
+  "^iotap: cannot write -o '/tmp': it is a directory \\(name a file in a directory you can write to\\)\n$"
+  record -o /tmp --target vm --stack "raid0(ram*2)" -c block_hasher)
+
+# iotap replay's bad input: the recording is read on the host first, so a damaged one is named
+# with its byte before anything is compiled or booted.
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cut.rec" "iotap-recording 1\nheader {}\n0 0 R 0 4096 4096 9 9:0 1 read\n")
+iotap_cli_test(cli_replay_help 0 "usage: iotap replay FILE --target vm --stack SPEC.*--pace xN" replay --help)
+iotap_cli_test(cli_replay_needs_a_recording 2
+  "^iotap: iotap replay needs a recording: iotap replay FILE --target vm --stack SPEC \\(iotap record makes one\\)\n$"
+  replay --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_cut_recording 2
+  "^iotap: [^\n]*/cut.rec: byte 59: the recording ends without its end line, after 1 requests: it was cut short \\(iotap record killed, or a full disk\\) \\(iotap replay takes what iotap record wrote\\)\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/cut.rec" --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_missing_recording 2
+  "^iotap: cannot read the recording /no/such.rec: No such file or directory\n$"
+  replay /no/such.rec --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_bad_pace 2
+  "^iotap: --pace must be recorded, fast or xN \\(N > 0: x2 twice as fast, x0.5 half as fast\\), not 'x0'\n$"
+  replay /no/such.rec --pace x0 --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_local_needs_a_device 2
+  "^iotap: iotap replay --target local needs --device DEV: the device \\(or file\\) to replay on\n$"
+  replay /no/such.rec)

@@ -1,0 +1,164 @@
+// The recording format (docs/recording-format.md): what Writer writes, parse() reads back, and
+// every way a file can be damaged gets a FormatError naming the byte where it is.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "iotap/recording/recording.h"
+
+namespace iotap::recording {
+namespace {
+
+Request a_read(uint64_t start, uint32_t thread) {
+  return Request{.start_ns = start,
+                 .thread = thread,
+                 .op = 'R',
+                 .offset = 1048576ULL * thread,
+                 .size = 1048576,
+                 .result = 1048576,
+                 .latency_ns = 5'123'456,
+                 .dev = "253:0",
+                 .direct = true,
+                 .call = "read"};
+}
+
+std::string written(const std::vector<Request>& requests) {
+  std::string out;
+  Writer writer([&](std::string_view bytes) { out += bytes; },
+                Json{{"program", "block_hasher"}, {"source", "usdt"}});
+  for (const auto& r : requests) writer.add(r);
+  writer.finish(Json{{"threads", 2}});
+  return out;
+}
+
+// What parse() says about `text`, which must be wrong.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text, "rec");
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "parsed without an error:\n" << text;
+  return "";
+}
+
+TEST(RecordingFormat, WhatIsWrittenReadsBackFieldForField) {
+  Request flush{.start_ns = 900,
+                .thread = 1,
+                .op = 'F',
+                .offset = 0,
+                .size = 0,
+                .result = 0,
+                .latency_ns = 20'000'000,
+                .dev = "9:0",
+                .direct = false,
+                .call = "fdatasync"};
+  Request failed{.start_ns = 1000,
+                 .thread = 0,
+                 .op = 'W',
+                 .offset = 4096,
+                 .size = 512,
+                 .result = -5,
+                 .latency_ns = 77,
+                 .dev = "-",
+                 .direct = false,
+                 .call = "pwrite64"};
+  const std::string text = written({a_read(0, 0), flush, failed});
+  EXPECT_EQ(text,
+            "iotap-recording 1\n"
+            "header {\"program\":\"block_hasher\",\"source\":\"usdt\"}\n"
+            "0 0 R 0 1048576 1048576 5123456 253:0 1 read\n"
+            "900 1 F 0 0 0 20000000 9:0 0 fdatasync\n"
+            "1000 0 W 4096 512 -5 77 - 0 pwrite64\n"
+            "end {\"threads\":2,\"requests\":3}\n");
+  const Recording back = parse(text, "rec");
+  EXPECT_EQ(back.header()["program"], "block_hasher");
+  EXPECT_EQ(back.end()["requests"], 3);
+  ASSERT_EQ(back.requests.size(), 3U);
+  EXPECT_EQ(format_line(back.requests[0]), format_line(a_read(0, 0)));
+  EXPECT_EQ(format_line(back.requests[1]), format_line(flush));
+  EXPECT_EQ(back.requests[2].result, -5);
+  EXPECT_EQ(back.requests[2].op, 'W');
+  EXPECT_EQ(back.requests[1].call, "fdatasync");
+}
+
+TEST(RecordingFormat, TheWriterHandsOverTheHeaderAtOnceAndTheRestInChunks) {
+  std::vector<size_t> writes;
+  Writer writer([&](std::string_view bytes) { writes.push_back(bytes.size()); }, Json::object());
+  ASSERT_EQ(writes.size(), 1U) << "the header is written before any request";
+  for (uint32_t i = 0; i < 10'000; ++i) writer.add(a_read(i, i % 4));
+  // ~45 bytes a line: 450 KB in chunks of about 64 KiB, not one write per request.
+  EXPECT_GE(writes.size(), 6U);
+  EXPECT_LE(writes.size(), 9U);
+  for (size_t i = 1; i < writes.size(); ++i) EXPECT_LT(writes[i], 70'000U);
+  writer.finish(Json::object());
+  EXPECT_EQ(writer.requests(), 10'000U);
+}
+
+TEST(RecordingFormat, ACutShortRecordingSaysSoWithTheByteWhereItEnds) {
+  const std::string whole = written({a_read(0, 0), a_read(5, 1)});
+  const size_t end_line = whole.find("end ");
+  // Cut after the second request: no end line.
+  EXPECT_EQ(error_of(whole.substr(0, end_line)),
+            "rec: byte " + std::to_string(end_line) +
+                ": the recording ends without its end line, after 2 requests: it was cut short "
+                "(iotap record killed, or a full disk)");
+  // Cut inside a request line.
+  const size_t second = whole.find("5 1 R");
+  EXPECT_EQ(error_of(whole.substr(0, second + 7)),
+            "rec: byte " + std::to_string(second) +
+                " (line 4): the recording ends inside a line: it was cut short (iotap record did "
+                "not finish it)");
+  EXPECT_EQ(error_of(""), "rec: byte 0: the file is empty: not an iotap recording");
+}
+
+TEST(RecordingFormat, EachBadFieldIsNamedWithItsLineAndByte) {
+  const std::string whole = written({a_read(0, 0), a_read(5, 1)});
+  const size_t second = whole.find("5 1 R");
+  const auto with_second = [&](const std::string& line) {
+    std::string text = whole;
+    const size_t end = text.find('\n', second);
+    text.replace(second, end - second, line);
+    return error_of(text);
+  };
+  const std::string at = "rec: byte " + std::to_string(second) + " (line 4): ";
+  EXPECT_EQ(with_second("5 1 Q 0 512 512 9 253:0 1 read"),
+            at + "field 3 (OP) is 'Q', not R, W or F");
+  EXPECT_EQ(with_second("5 x R 0 512 512 9 253:0 1 read"),
+            at + "field 2 (THREAD) is 'x', not a thread number");
+  EXPECT_EQ(with_second("5 1 R -1 512 512 9 253:0 1 read"),
+            at + "field 4 (OFFSET) is '-1', not a byte offset");
+  EXPECT_EQ(with_second("5 1 R 0 512 512 9 253 1 read"),
+            at + "field 8 (DEV) is '253', not MAJ:MIN or -");
+  EXPECT_EQ(with_second("5 1 R 0 512 512 9 253:0 2 read"),
+            at + "field 9 (DIRECT) is '2', not 0 or 1");
+  EXPECT_EQ(with_second("5 1 R 0 512 512 9 253:0 1"),
+            at + "a request has 10 fields (START THREAD OP OFFSET SIZE RESULT LATENCY DEV DIRECT "
+                 "CALL); this line has 9: '5 1 R 0 512 512 9 253:0 1'");
+  EXPECT_EQ(with_second("5 1 R 0 512 512 9 253:0 1 read x"),
+            at + "a request has 10 fields (START THREAD OP OFFSET SIZE RESULT LATENCY DEV DIRECT "
+                 "CALL); this line has more");
+}
+
+TEST(RecordingFormat, AnotherFileOrAnotherVersionIsRefusedAtByteZero) {
+  EXPECT_EQ(error_of("fio version 3 iolog\n"),
+            "rec: byte 0 (line 1): not an iotap recording: its first line is 'fio version 3 "
+            "iolog', not 'iotap-recording 1'");
+  EXPECT_EQ(error_of("iotap-recording 2\nheader {}\nend {\"requests\":0}\n"),
+            "rec: byte 0 (line 1): this iotap reads 'iotap-recording 1', not 'iotap-recording 2' "
+            "(a newer iotap wrote it?)");
+  EXPECT_EQ(error_of("iotap-recording 1\nheader {oops\nend {\"requests\":0}\n"),
+            "rec: byte 18 (line 2): the header line's JSON object does not parse");
+}
+
+TEST(RecordingFormat, TheEndLinesCountMustMatchAndNothingMayFollowIt) {
+  EXPECT_EQ(error_of("iotap-recording 1\nheader {}\nend {\"requests\":3}\n"),
+            "rec: byte 28 (line 3): the end line counts 3 requests; the recording holds 0");
+  EXPECT_EQ(error_of("iotap-recording 1\nheader {}\nend {\"requests\":0}\nmore\n"),
+            "rec: byte 47 (line 4): text after the end line: 'more'");
+  const Recording empty = parse("iotap-recording 1\nheader {}\nend {\"requests\":0}\n", "rec");
+  EXPECT_TRUE(empty.requests.empty());
+}
+
+}  // namespace
+}  // namespace iotap::recording

@@ -1,0 +1,224 @@
+// iotap record in the guest: every request of a real program, per thread, in a recording that
+// reads back (docs/recording-format.md), checked against what the program is known to do; and
+// the fio form, replayed by fio itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "iotap/recording/recording.h"
+#include "iotap/util/process.h"
+#include "iotap/util/temp_dir.h"
+#include "iotap_cli.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+class RecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
+  }
+  // iotap record ... -o OUT: the recording, read back (a FormatError fails the test).
+  recording::Recording record(const std::vector<std::string>& args, const std::string& out) {
+    std::vector<std::string> argv{"record", "-o", out};
+    argv.insert(argv.end(), args.begin(), args.end());
+    run_ = run_iotap(argv, tmp_.path());
+    EXPECT_EQ(run_.status.code, 0) << run_.err;
+    return recording::read(out);
+  }
+  TempDir tmp_{"iotap-record-test"};
+  TempDir files_{"iotap-record-test-files"};
+  Captured run_;
+};
+
+// block_hasher's schedule is known: thread i reads blocks i, i+T, i+2T, ... one after another.
+// So the recording must hold 64 reads, 16 per thread, each thread's in exactly that order, at
+// those offsets, all whole, O_DIRECT, on md0.
+TEST_F(RecordTest, BlockHashersReadsAreRecordedPerThreadInItsOwnOrder) {
+  const std::string out = files_.path() + "/hasher.rec";
+  const recording::Recording rec =
+      record({"--json", "--target", "vm", "--stack", "raid0(ram*4)", "-c",
+              "block_hasher -d __DEV__ -b 1048576 -t 4 -n 64 --direct"},
+             out);
+  EXPECT_EQ(rec.header()["source"], "usdt");
+  EXPECT_EQ(rec.header()["stack"], "raid0(ram*4)");
+  ASSERT_TRUE(rec.header()["devices"].is_array());
+  EXPECT_EQ(rec.header()["devices"][0]["name"], "md0");
+  EXPECT_EQ(rec.end()["threads"], 4);
+  EXPECT_EQ(rec.end()["unfinished"], 0);
+  EXPECT_EQ(rec.end()["loss"]["events_lost"], 0);
+  ASSERT_EQ(rec.requests.size(), 64U);
+  std::map<uint32_t, std::vector<recording::Request>> by_thread;
+  for (const auto& r : rec.requests) by_thread[r.thread].push_back(r);
+  ASSERT_EQ(by_thread.size(), 4U);
+  uint64_t last_end = 0;
+  for (auto& [thread, requests] : by_thread) {
+    ASSERT_LT(thread, 4U);
+    ASSERT_EQ(requests.size(), 16U) << "thread " << thread;
+    // The file holds them in the order they ended; a thread's requests end in its order.
+    for (size_t k = 0; k < requests.size(); ++k) {
+      const auto& r = requests[k];
+      EXPECT_EQ(r.offset, (thread + 4 * k) * 1048576) << "thread " << thread << ", read " << k;
+      EXPECT_EQ(r.size, 1048576U);
+      EXPECT_EQ(r.result, 1048576);
+      EXPECT_EQ(r.op, 'R');
+      EXPECT_EQ(r.call, "read");
+      EXPECT_TRUE(r.direct);
+      EXPECT_EQ(r.dev, "9:0");
+      EXPECT_GT(r.latency_ns, 0U);
+      if (k > 0) {
+        EXPECT_GE(r.start_ns, requests[k - 1].start_ns + requests[k - 1].latency_ns);
+      }
+      last_end = std::max(last_end, r.start_ns + r.latency_ns);
+    }
+  }
+  EXPECT_EQ(rec.end()["duration_ns"], last_end);
+  const json summary = json::parse(run_.out);
+  EXPECT_EQ(summary["requests"], 64);
+  EXPECT_EQ(summary["reads"], 64);
+  EXPECT_NE(run_.err.find("iotap: recorded 64 requests of 4 threads (64 reads, 0 writes, 0 "
+                          "flushes; 0 failed)"),
+            std::string::npos)
+      << run_.err;
+}
+
+// A writing program without probes: dd's 32 writes of 64 KiB, in order, then its fsync
+// (conv=fsync), all on one thread, from its system calls.
+TEST_F(RecordTest, DdsWritesAndItsFsyncAreRecordedFromItsSystemCalls) {
+  const std::string out = files_.path() + "/dd.rec";
+  const recording::Recording rec =
+      record({"--target", "vm", "--stack", "raid1(ram*2)", "-c",
+              "dd if=/dev/zero of=__DEV__ bs=64k count=32 oflag=direct conv=fsync"},
+             out);
+  EXPECT_EQ(rec.header()["source"], "syscall");
+  EXPECT_EQ(rec.end()["threads"], 1);
+  EXPECT_EQ(rec.end()["writes"], 32);
+  EXPECT_EQ(rec.end()["flushes"], 1);
+  ASSERT_EQ(rec.requests.size(), 33U);
+  for (size_t k = 0; k < 32; ++k) {
+    const auto& r = rec.requests[k];
+    EXPECT_EQ(r.op, 'W') << k;
+    EXPECT_EQ(r.call, "write");
+    EXPECT_EQ(r.offset, k * 65536) << k;
+    EXPECT_EQ(r.size, 65536U);
+    EXPECT_EQ(r.result, 65536);
+    EXPECT_TRUE(r.direct);
+    EXPECT_EQ(r.dev, "9:0");
+    EXPECT_EQ(r.thread, 0U);
+  }
+  EXPECT_EQ(rec.requests[32].op, 'F');
+  EXPECT_EQ(rec.requests[32].call, "fsync");
+  EXPECT_GE(rec.requests[32].start_ns, rec.requests[31].start_ns + rec.requests[31].latency_ns);
+}
+
+// --format fio: fio itself replays the log against a file of ours, and its own report counts
+// the recording's reads and bytes.
+TEST_F(RecordTest, FioReplaysTheFioFormAgainstAFile) {
+  const std::string fio = find_in_path("fio");
+  ASSERT_FALSE(fio.empty()) << "fio is missing: run ./setup.sh";
+  const std::string log = files_.path() + "/hasher.iolog";
+  const Captured run =
+      run_iotap({"record", "--format", "fio", "-o", log, "--target", "vm", "--stack",
+                 "raid0(ram*4)", "-c", "block_hasher -d __DEV__ -b 65536 -t 2 -n 64 --direct"},
+                tmp_.path());
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  std::ifstream in(log);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "fio version 3 iolog");
+  const std::string target = files_.path() + "/target";
+  std::ofstream(target).close();
+  std::filesystem::resize_file(target, 4 << 20);  // the 64 reads of 64 KiB span 4 MiB
+  const Captured replay =
+      capture({fio, "--name=replay", "--read_iolog=" + log, "--replay_redirect=" + target,
+               "--ioengine=psync", "--output-format=json"});
+  ASSERT_EQ(replay.status.code, 0) << replay.err;
+  const json report = json::parse(replay.out.substr(replay.out.find('{')));
+  const json& reads = report["jobs"][0]["read"];
+  EXPECT_EQ(reads["total_ios"], 64) << replay.out;
+  EXPECT_EQ(reads["io_bytes"], 64 * 65536);
+}
+
+// The round trip: block_hasher recorded on a raid0 with a 20 ms member, replayed on the same
+// stack (every request, each thread's order, the same bytes, latencies close: they are the
+// delayed member's, not the CPU's, which block_hasher's hashing loads and the replay does not),
+// then on a mirror with a delayed leg, which the replay's attribution names.
+TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNamed) {
+  const std::string stack = "raid0(ram*3, delay(ram, 20ms))";
+  const std::string out = files_.path() + "/hasher.rec";
+  const recording::Recording rec =
+      record({"--target", "vm", "--stack", stack, "-c",
+              "block_hasher -d __DEV__ -b 1048576 -t 4 -n 64 --direct"},
+             out);
+  ASSERT_EQ(rec.requests.size(), 64U);
+  uint64_t recorded_ns = 0;
+  for (const auto& r : rec.requests) recorded_ns += r.latency_ns;
+  const double recorded_mean_us = static_cast<double>(recorded_ns) / 64 / 1000;
+
+  const Captured same =
+      run_iotap({"replay", out, "--json", "--target", "vm", "--stack", stack}, tmp_.path());
+  ASSERT_EQ(same.status.code, 0) << same.err;
+  const json a = json::parse(same.out);
+  const json& replay = a["replay"];
+  EXPECT_EQ(replay["requests_recorded"], 64);
+  EXPECT_EQ(replay["requests_replayed"], 64);
+  EXPECT_EQ(replay["order_preserved"], true) << replay.dump();
+  EXPECT_EQ(replay["bytes_replayed"], replay["bytes_recorded"]);
+  EXPECT_EQ(replay["pacing_error_us"]["gaps"], 60);
+  EXPECT_EQ(a["requests"]["count"], 64);
+  EXPECT_EQ(a["requests"]["source"], "usdt");
+  const double replayed_mean_us = a["requests"]["latency_us"]["mean"];
+  std::printf("round trip: recorded mean %.1f us, replayed %.1f us (%+.1f%%)\n", recorded_mean_us,
+              replayed_mean_us, 100 * (replayed_mean_us - recorded_mean_us) / recorded_mean_us);
+  EXPECT_NEAR(replayed_mean_us, recorded_mean_us, 0.25 * recorded_mean_us);
+  ASSERT_EQ(a["verdict"]["slow_members"].size(), 1U) << a["verdict"].dump();
+  EXPECT_EQ(a["verdict"]["slow_members"][0]["spec"], "delay(ram,20ms)");
+
+  const Captured slow = run_iotap(
+      {"replay", out, "--json", "--target", "vm", "--stack", "raid1(ram, delay(ram, 10ms))"},
+      tmp_.path());
+  ASSERT_EQ(slow.status.code, 0) << slow.err;
+  const json b = json::parse(slow.out);
+  EXPECT_EQ(b["replay"]["requests_replayed"], 64);
+  ASSERT_EQ(b["verdict"]["slow_members"].size(), 1U) << b["verdict"].dump();
+  EXPECT_EQ(b["verdict"]["slow_members"][0]["spec"], "delay(ram,10ms)");
+}
+
+// A writing program's recording replays its writes and its fsync on a stack iotap built.
+TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
+  const std::string out = files_.path() + "/dd.rec";
+  const recording::Recording rec =
+      record({"--target", "vm", "--stack", "raid1(ram*2)", "-c",
+              "dd if=/dev/zero of=__DEV__ bs=64k count=32 oflag=direct conv=fsync"},
+             out);
+  ASSERT_EQ(rec.requests.size(), 33U);
+  const Captured run = run_iotap(
+      {"replay", out, "--json", "--target", "vm", "--stack", "raid1(ram*2)"}, tmp_.path());
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json r = json::parse(run.out);
+  EXPECT_EQ(r["replay"]["requests_replayed"], 33);
+  EXPECT_EQ(r["replay"]["order_preserved"], true);
+  EXPECT_EQ(r["replay"]["bytes_replayed"], 32 * 65536);
+  std::map<std::string, uint64_t> kinds;
+  for (const auto& k : r["requests"]["kinds"]) kinds[k["op"]] = k["count"];
+  EXPECT_EQ(kinds["write"], 32U) << r["requests"].dump();
+  EXPECT_EQ(kinds["flush"], 1U) << r["requests"].dump();
+  // Both legs of the mirror took every write.
+  for (const auto& device : r["devices"]) {
+    if (device["parent"] == "md0") {
+      EXPECT_GE(device["bytes"].get<uint64_t>(), 32U * 65536) << device.dump();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace iotap::test
