@@ -2,7 +2,8 @@
 # damage a reader must name with its byte offset, and the fio iolog conversion.
 iotap_unit_test(recording_test
   SOURCES recording/format_test.cpp recording/fio_iolog_test.cpp recording/fidelity_test.cpp
-  LIBS iotap_recording)
+          recording/compare_test.cpp
+  LIBS iotap_recording iotap_compare)
 
 # iotap record's bad input: one line, exit 2, before anything is compiled or booted.
 iotap_cli_test(cli_record_help 0 "usage: iotap record -c CMD.*--format fio.*--replay_redirect" record --help)
@@ -34,3 +35,19 @@ iotap_cli_test(cli_replay_bad_pace 2
 iotap_cli_test(cli_replay_local_needs_a_device 2
   "^iotap: iotap replay --target local needs --device DEV: the device \\(or file\\) to replay on\n$"
   replay /no/such.rec)
+
+# iotap compare's bad input.
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt" "hello\n")
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/run.json" "{\"schema\": \"iotap.run/1\"}\n")
+iotap_cli_test(cli_compare_help 0 "usage: iotap compare A B.*differs from A by more than 20%" compare --help)
+iotap_cli_test(cli_compare_needs_two 2
+  "^iotap: iotap compare needs two files: iotap compare A.json B.json \\(see 'iotap compare --help'\\)\n$"
+  compare only.json)
+iotap_cli_test(cli_compare_missing_file 2 "^iotap: cannot read '/no/such.json': No such file or directory\n$"
+  compare /no/such.json /no/such.json)
+iotap_cli_test(cli_compare_not_json 2
+  "^iotap: [^\n]*/not_json.txt is neither JSON nor a recording \\(give the --json of iotap attribute, diagnose or replay, or what iotap record wrote\\)\n$"
+  compare "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt" "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt")
+iotap_cli_test(cli_compare_not_an_attribution 2
+  "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\) nor a recording\n$"
+  compare "${CMAKE_CURRENT_BINARY_DIR}/run.json" "${CMAKE_CURRENT_BINARY_DIR}/run.json")

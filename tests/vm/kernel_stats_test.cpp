@@ -108,7 +108,8 @@ TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
           << name << "\nstream: " << result["stream"].dump() << "\nloss: " << result["loss"].dump();
     };
     if (skipped > 0) std::printf("kernel-stats: stap skipped %d probe hits (reported)\n", skipped);
-    short_by_at_most(ios, c.reads, 1);
+    // At least block_hasher's reads: md below a dm device splits them into more.
+    EXPECT_GE(ios + skipped, c.reads) << name;
     EXPECT_EQ(kernel["writes"], 0) << name;
     const int64_t bytes = device["bytes"];
     short_by_at_most(bytes, kernel["sectors_read"].get<int64_t>() * 512, 1 << 20);

@@ -91,6 +91,23 @@ TEST_F(RecordTest, BlockHashersReadsAreRecordedPerThreadInItsOwnOrder) {
       << run_.err;
 }
 
+// A run stopped by --timeout still leaves a whole recording: the requests that ended, and an end
+// line that says it was cut by the timeout.
+TEST_F(RecordTest, ARunStoppedByTheTimeoutLeavesAWholeRecordingThatSaysSo) {
+  const std::string out = files_.path() + "/cut.rec";
+  run_ = run_iotap({"record", "-o", out, "--timeout", "20", "--target", "vm", "--stack",
+                    "raid0(ram*3, delay(ram, 50ms))", "-c",
+                    "block_hasher -d __DEV__ -b 65536 -t 1 --direct"},
+                   tmp_.path());
+  const recording::Recording rec = recording::read(out);  // a FormatError fails the test
+  EXPECT_EQ(rec.end()["timed_out"], true) << run_.err;
+  EXPECT_GT(rec.requests.size(), 0U);
+  // The whole device is 3 x 64 MiB + 64 MiB in 64 KiB reads, a quarter of them 50 ms late: far
+  // more than 20 s of guest time holds.
+  EXPECT_LT(rec.requests.size(), 4096U);
+  EXPECT_EQ(rec.end()["requests"], rec.requests.size());
+}
+
 // A writing program without probes: dd's 32 writes of 64 KiB, in order, then its fsync
 // (conv=fsync), all on one thread, from its system calls.
 TEST_F(RecordTest, DdsWritesAndItsFsyncAreRecordedFromItsSystemCalls) {
@@ -191,6 +208,29 @@ TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNa
   EXPECT_EQ(b["replay"]["requests_replayed"], 64);
   ASSERT_EQ(b["verdict"]["slow_members"].size(), 1U) << b["verdict"].dump();
   EXPECT_EQ(b["verdict"]["slow_members"][0]["spec"], "delay(ram,10ms)");
+
+  // iotap compare: the first replay against the second, and the recording against the second.
+  const std::string same_json = files_.path() + "/same.json";
+  const std::string slow_json = files_.path() + "/slow.json";
+  std::ofstream(same_json) << same.out;
+  std::ofstream(slow_json) << slow.out;
+  const Captured compared = run_iotap({"compare", same_json, slow_json, "--json"}, tmp_.path());
+  ASSERT_EQ(compared.status.code, 0) << compared.err;
+  const json c = json::parse(compared.out);
+  EXPECT_EQ(c["a"]["stack"], "raid0(ram*3,delay(ram,20ms))");
+  EXPECT_EQ(c["b"]["stack"], "raid1(ram,delay(ram,10ms))");
+  EXPECT_EQ(c["requests"]["count"]["a"], 64);
+  EXPECT_EQ(c["requests"]["count"]["b"], 64);
+  EXPECT_EQ(c["verdicts"]["a"][0]["spec"], "delay(ram,20ms)");
+  EXPECT_EQ(c["verdicts"]["b"][0]["spec"], "delay(ram,10ms)");
+  const Captured against_recording = run_iotap({"compare", out, slow_json}, tmp_.path());
+  ASSERT_EQ(against_recording.status.code, 0) << against_recording.err;
+  EXPECT_NE(against_recording.out.find("  A: none (a recording holds no block I/O)\n"),
+            std::string::npos)
+      << against_recording.out;
+  EXPECT_NE(against_recording.out.find("  B: slow member dm-0 = delay(ram,10ms) in md0"),
+            std::string::npos)
+      << against_recording.out;
 }
 
 // A writing program's recording replays its writes and its fsync on a stack iotap built.

@@ -98,7 +98,8 @@ void expect_whole_event_stream(const Captured& run, size_t reads) {
     std::istringstream words(line);
     std::string kind, ts, cpu, seq, tid, request;
     if (!(words >> kind >> ts >> cpu >> seq >> tid)) continue;
-    if (kind != "RS" && kind != "RD" && kind != "Q" && kind != "X" && kind != "M" && kind != "C")
+    if (kind != "RB" && kind != "RS" && kind != "RD" && kind != "Q" && kind != "X" && kind != "M" &&
+        kind != "C")
       continue;
     EXPECT_TRUE(seq_by_cpu[cpu].insert(std::stoull(seq)).second)
         << "sequence number twice: " << line;

@@ -20,6 +20,7 @@ int iotime(Args args);
 int top(Args args);
 int record(Args args);
 int replay(Args args);
+int compare(Args args);
 
 struct Verb {
   std::string_view name;

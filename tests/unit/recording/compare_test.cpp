@@ -1,0 +1,134 @@
+// iotap compare on attributions built here: values paired, changes against A, the notable ones
+// marked (over 20%, and over 100 us for latencies), devices matched by name.
+#include "iotap/compare/compare.h"
+
+#include <gtest/gtest.h>
+
+#include "iotap/util/error.h"
+
+namespace iotap::compare {
+namespace {
+
+Json latency(double mean, double p99) {
+  return {{"mean", mean}, {"p50", mean}, {"p95", p99}, {"p99", p99}, {"max", p99}};
+}
+
+Json attribution(double request_mean, const Json& devices, const Json& slow) {
+  return {
+      {"schema", "iotap.attribution/2"},
+      {"requests",
+       {{"count", 64},
+        {"latency_us", latency(request_mean, 2 * request_mean)},
+        {"kinds", {{{"op", "read"}, {"count", 64}, {"latency_us", latency(request_mean, 0)}}}}}},
+      {"layers", {{{"name", "md"}, {"mean_us", request_mean / 2}, {"share", 0.5}}}},
+      {"devices", devices},
+      {"verdict", {{"slow_members", slow}}}};
+}
+
+Json device(const char* name, const char* spec, int ios, double mean) {
+  return {{"name", name},
+          {"spec", spec},
+          {"ios", ios},
+          {"bytes", ios * 4096},
+          {"latency_us", latency(mean, mean)}};
+}
+
+TEST(Compare, ChangesAreBAgainstAAndOnlyTheLargeOnesAreMarked) {
+  const Json a =
+      attribution(1000, Json::array({device("md0", "raid0(ram*2)", 64, 900)}), Json::array());
+  const Json b =
+      attribution(1150, Json::array({device("md0", "raid1(ram*2)", 64, 950)}), Json::array());
+  const Json c = compare(a, "a.json", b, "b.json");
+  EXPECT_EQ(c["schema"], "iotap.compare/1");
+  EXPECT_EQ(c["a"]["stack"], "raid0(ram*2)");
+  EXPECT_EQ(c["b"]["stack"], "raid1(ram*2)");
+  const Json& mean = c["requests"]["latency_us"]["mean"];
+  EXPECT_EQ(mean["a"], 1000.0);
+  EXPECT_EQ(mean["b"], 1150.0);
+  EXPECT_DOUBLE_EQ(mean["change"].get<double>(), 0.15);
+  EXPECT_EQ(mean["notable"], false) << "15% is under the 20% mark";
+  // p99: 2000 -> 2300 is 15% too; the md layer 500 -> 575 is 15% and under 100 us.
+  EXPECT_EQ(c["layers"][0]["mean_us"]["notable"], false);
+  EXPECT_EQ(c["devices"][0]["spec"]["a"], "raid0(ram*2)");
+  EXPECT_EQ(c["devices"][0]["spec"]["b"], "raid1(ram*2)");
+  EXPECT_EQ(c["devices"][0]["ios"]["notable"], false);
+}
+
+TEST(Compare, ASlowStackIsMarkedAndADeviceInOneSideOnlyIsShownAgainstNothing) {
+  const Json slow = {{{"name", "dm-0"},
+                      {"spec", "delay(ram,10ms)"},
+                      {"array", "md0"},
+                      {"evidence", {{"mean_us", 15000.0}, {"share_of_slowest", 0.75}}}}};
+  const Json a =
+      attribution(1000, Json::array({device("md0", "raid0(ram*2)", 64, 900)}), Json::array());
+  const Json b = attribution(9000,
+                             Json::array({device("md0", "raid1(ram,delay(ram,10ms))", 64, 8000),
+                                          device("dm-0", "x", 31, 15000)}),
+                             slow);
+  const Json c = compare(a, "a.json", b, "b.json");
+  EXPECT_EQ(c["requests"]["latency_us"]["mean"]["notable"], true);
+  EXPECT_DOUBLE_EQ(c["requests"]["latency_us"]["mean"]["change"].get<double>(), 8.0);
+  ASSERT_EQ(c["devices"].size(), 2U);
+  EXPECT_EQ(c["devices"][1]["name"], "dm-0");
+  EXPECT_TRUE(c["devices"][1]["ios"]["a"].is_null());
+  EXPECT_EQ(c["devices"][1]["ios"]["notable"], true);
+  EXPECT_TRUE(c["verdicts"]["a"].empty());
+  EXPECT_EQ(c["verdicts"]["b"][0]["spec"], "delay(ram,10ms)");
+  const std::string text = compare_text(c);
+  EXPECT_NE(text.find("  mean us                     1000        9000   +800.0%  <<\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  md0: A raid0(ram*2), B raid1(ram,delay(ram,10ms))\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  B: slow member dm-0 = delay(ram,10ms) in md0 (75% of the slowest "
+                      "requests' time)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  A: no slow member\n"), std::string::npos) << text;
+}
+
+TEST(Compare, ARecordingStandsForItsRequestsAsRecorded) {
+  recording::Recording rec;
+  rec.header_line = R"j({"source":"usdt","stack":"raid0(ram*4)"})j";
+  for (uint64_t i = 1; i <= 10; ++i)
+    rec.requests.push_back({.start_ns = i,
+                            .thread = 0,
+                            .op = i <= 8 ? 'R' : 'W',
+                            .offset = 0,
+                            .size = 4096,
+                            .result = 4096,
+                            .latency_ns = i * 1000,
+                            .dev = "9:0",
+                            .direct = true,
+                            .call = "read"});
+  const Json a = attribution_of(rec);
+  check_attribution(a, "rec");
+  EXPECT_EQ(a["requests"]["count"], 10);
+  EXPECT_DOUBLE_EQ(a["requests"]["latency_us"]["mean"].get<double>(), 5.5);
+  EXPECT_DOUBLE_EQ(a["requests"]["latency_us"]["p50"].get<double>(), 5);
+  EXPECT_DOUBLE_EQ(a["requests"]["latency_us"]["max"].get<double>(), 10);
+  ASSERT_EQ(a["requests"]["kinds"].size(), 2U);
+  EXPECT_EQ(a["requests"]["kinds"][1]["op"], "write");
+  EXPECT_EQ(a["requests"]["kinds"][1]["count"], 2);
+  const Json c = compare(a, "x.rec", a, "x.rec");
+  EXPECT_EQ(c["a"]["stack"], "raid0(ram*4)");
+  EXPECT_TRUE(c["devices"].empty());
+  EXPECT_TRUE(c["verdicts"]["a"].is_null());
+  EXPECT_NE(compare_text(c).find("  A: none (a recording holds no block I/O)\n"),
+            std::string::npos);
+}
+
+TEST(Compare, AnythingElseIsRefusedByName) {
+  EXPECT_THROW(check_attribution(Json{{"schema", "iotap.run/1"}}, "run.json"), UserError);
+  EXPECT_THROW(check_attribution(Json::array(), "list.json"), UserError);
+  try {
+    check_attribution(Json{{"requests", 1}}, "old.json");
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "old.json is not an iotap attribution (the --json of iotap attribute, diagnose "
+                 "or replay, schema iotap.attribution/2) nor a recording");
+  }
+}
+
+}  // namespace
+}  // namespace iotap::compare
