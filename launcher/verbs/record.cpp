@@ -204,13 +204,13 @@ int record(Args args) {
   };
   hooks.finished = [&](const engine::FinishedRequest& f) { recorder.finished(f); };
   const AttributionRun run = run_attribution(options, 0, requests, hooks);
-  if (!recorder.wrote()) recorder.started(run.run.devices, run.result.request_source);
+  // A run whose stream never started (staprun failed at once) made no recording: no file.
   recorder.finish(run);
 
   const Counts& c = recorder.counts();
   int exit = run.run.exit_status;
   if (json_summary) {
-    Json summary{{"recording", options.output_path},
+    Json summary{{"recording", recorder.wrote() ? Json(options.output_path) : Json(nullptr)},
                  {"format", format},
                  {"requests", recorder.requests()},
                  {"threads", recorder.threads()},
@@ -223,14 +223,15 @@ int record(Args args) {
                  {"loss", report::json(run.result)["loss"]}};
     std::fputs(to_text(summary).c_str(), stdout);
   }
-  std::fprintf(stderr,
-               "iotap: recorded %llu requests of %zu threads (%llu reads, %llu writes, %llu "
-               "flushes; %llu failed) over %.1f ms to %s\n",
-               static_cast<unsigned long long>(recorder.requests()), recorder.threads(),
-               static_cast<unsigned long long>(c.reads), static_cast<unsigned long long>(c.writes),
-               static_cast<unsigned long long>(c.flushes),
-               static_cast<unsigned long long>(c.errors), static_cast<double>(c.last_end_ns) / 1e6,
-               options.output_path.c_str());
+  if (recorder.wrote())
+    std::fprintf(
+        stderr,
+        "iotap: recorded %llu requests of %zu threads (%llu reads, %llu writes, %llu "
+        "flushes; %llu failed) over %.1f ms to %s\n",
+        static_cast<unsigned long long>(recorder.requests()), recorder.threads(),
+        static_cast<unsigned long long>(c.reads), static_cast<unsigned long long>(c.writes),
+        static_cast<unsigned long long>(c.flushes), static_cast<unsigned long long>(c.errors),
+        static_cast<double>(c.last_end_ns) / 1e6, options.output_path.c_str());
   if (!run.run.interrupted && recorder.requests() == 0) {
     exit = exit_status::kNothingAttributed;
     std::fprintf(stderr, "iotap: nothing recorded: %s; %s (exit status 3)\n",
