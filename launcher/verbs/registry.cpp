@@ -19,8 +19,7 @@ std::span<const Verb> all() {
            record},
       Verb{"replay", "replay a recording on a stack under the probes: attribution and fidelity",
            replay},
-      Verb{"compare", "two attributions (or recordings) side by side, differences marked",
-           compare},
+      Verb{"compare", "two attributions (or recordings) side by side, differences marked", compare},
       Verb{"run", "compile and run a .stp script against a program (-c) or a pid (-x)", run},
       Verb{"probes", "list a binary's USDT probes with their argument sizes", probes},
   };

@@ -95,10 +95,10 @@ TEST_F(RecordTest, BlockHashersReadsAreRecordedPerThreadInItsOwnOrder) {
 // line that says it was cut by the timeout.
 TEST_F(RecordTest, ARunStoppedByTheTimeoutLeavesAWholeRecordingThatSaysSo) {
   const std::string out = files_.path() + "/cut.rec";
-  run_ = run_iotap({"record", "-o", out, "--timeout", "20", "--target", "vm", "--stack",
-                    "raid0(ram*3, delay(ram, 50ms))", "-c",
-                    "block_hasher -d __DEV__ -b 65536 -t 1 --direct"},
-                   tmp_.path());
+  run_ = run_iotap(
+      {"record", "-o", out, "--timeout", "20", "--target", "vm", "--stack",
+       "raid0(ram*3, delay(ram, 50ms))", "-c", "block_hasher -d __DEV__ -b 65536 -t 1 --direct"},
+      tmp_.path());
   const recording::Recording rec = recording::read(out);  // a FormatError fails the test
   EXPECT_EQ(rec.end()["timed_out"], true) << run_.err;
   EXPECT_GT(rec.requests.size(), 0U);
