@@ -4,6 +4,7 @@
 #include "iotap/engine.h"
 
 #include <charconv>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -136,8 +137,7 @@ struct Engine::Impl {
 
   // Events come in time order: the first request seen to start started first.
   void note_request_start(uint64_t ts) {
-    if (!first_request_started) first_request_start = ts;
-    first_request_started = true;
+    if (!first_request_start) first_request_start = ts;
   }
 
   void finish_request(const Request& r, uint64_t end, int64_t result) {
@@ -160,7 +160,7 @@ struct Engine::Impl {
       if (device != kNoDevice) f.dev = stack[device].info.dev;
     }
     f.direct = r.direct;
-    f.first_start_ns = first_request_start;
+    f.first_start_ns = first_request_start.value_or(r.start);
     finished_request(f);
   }
 
@@ -236,8 +236,7 @@ struct Engine::Impl {
   std::function<void(std::string_view)> other_line;
   std::function<void(const FinishedRequest&)> finished_request;
   bool usdt_direct = false;  // RB: block_hasher reads with O_DIRECT
-  uint64_t first_request_start = 0;
-  bool first_request_started = false;
+  std::optional<uint64_t> first_request_start;
 };
 
 const char* to_string(RequestSource source) {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdint>
 #include <iterator>
+#include <string_view>
 #include <system_error>
 
 namespace iotap::engine {
@@ -30,22 +31,18 @@ class Fields {
     return true;
   }
 
-  bool rw(char& out) {
+  // A one-letter field, one of `allowed`.
+  bool letter(char& out, std::string_view allowed) {
     if (!skip_spaces()) return false;
     if (end_ - p_ < 1 || (p_ + 1 != end_ && p_[1] != ' ')) return fail();
-    if (*p_ != 'R' && *p_ != 'W' && *p_ != '-') return fail();
+    if (allowed.find(*p_) == std::string_view::npos) return fail();
     out = *p_++;
     return true;
   }
-
+  // Q and X's RW: R, W or -.
+  bool rw(char& out) { return letter(out, "RW-"); }
   // A replayed request's op (US): R, W or F.
-  bool op(char& out) {
-    if (!skip_spaces()) return false;
-    if (end_ - p_ < 1 || (p_ + 1 != end_ && p_[1] != ' ')) return fail();
-    if (*p_ != 'R' && *p_ != 'W' && *p_ != 'F') return fail();
-    out = *p_++;
-    return true;
-  }
+  bool op(char& out) { return letter(out, "RWF"); }
 
   // A call SS names: its index in kSyscalls, and its R/W/F.
   bool syscall(uint8_t& index, char& op) {

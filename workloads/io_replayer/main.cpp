@@ -24,19 +24,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     const iotap::recording::Recording recording = iotap::recording::read(options.recording);
-    uint64_t writes = 0;
-    bool direct = false;
-    bool buffered = false;
-    for (const auto& r : recording.requests) {
-      writes += r.op == 'W' ? 1 : 0;
-      if (r.op != 'F') (r.direct ? direct : buffered) = true;
-    }
+    const Needs needs = needs_of(recording);
+    const uint64_t writes = needs.writes;
     if (writes > 0 && !options.allow_writes)
       throw Error("the recording writes (" + std::to_string(writes) +
                   (writes == 1 ? " write" : " writes") + ") and would overwrite " + options.device +
                   ": add --allow-writes if that is what you want (iotap replay --target vm does, "
                   "on the devices it builds)");
-    const Device device(options.device, direct, buffered, writes > 0);
+    const Device device(options.device, needs.direct, needs.buffered, writes > 0);
     const Plan plan = make_plan(recording, device.size_bytes(), options.device);
     if (plan.scale < 1) {
       std::fprintf(stderr,
@@ -50,8 +45,8 @@ int main(int argc, char** argv) {
                           static_cast<int>(plan.threads.size()), plan.requests);
     const ReplayResult result = replay(plan, device, options.pace);
     IO_REPLAYER_RUN_END(plan.requests, result.errors, result.elapsed_ns);
-    const std::string report =
-        options.json ? format_json(options, plan, result) : format_text(options, plan, result);
+    const std::string report = options.json ? format_json(options, recording, plan, result)
+                                            : format_text(options, recording, plan, result);
     std::fputs(report.c_str(), stdout);
     if (std::fflush(stdout) != 0) {
       std::perror("io_replayer: cannot write the report");

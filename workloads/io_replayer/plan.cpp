@@ -8,6 +8,15 @@
 
 namespace io_replayer {
 
+Needs needs_of(const iotap::recording::Recording& recording) {
+  Needs needs;
+  for (const auto& r : recording.requests) {
+    needs.writes += r.op == 'W' ? 1 : 0;
+    if (r.op != 'F') (r.direct ? needs.direct : needs.buffered) = true;
+  }
+  return needs;
+}
+
 Plan make_plan(const iotap::recording::Recording& recording, uint64_t device_bytes,
                const std::string& device_name) {
   const auto& requests = recording.requests;
@@ -39,7 +48,6 @@ Plan make_plan(const iotap::recording::Recording& recording, uint64_t device_byt
       step.offset = std::min(scaled, device_bytes - r.size) / kScaledAlignment * kScaledAlignment;
     }
     (r.op == 'R' ? plan.reads : r.op == 'W' ? plan.writes : plan.flushes) += 1;
-    if (r.op != 'F') (r.direct ? plan.any_direct : plan.any_buffered) = true;
     by_thread[r.thread].push_back(step);
   }
   plan.requests = id;

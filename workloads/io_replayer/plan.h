@@ -24,8 +24,15 @@ struct Plan {
   uint64_t requests = 0, reads = 0, writes = 0, flushes = 0;
   uint64_t span = 0;  // bytes: the end of the furthest request as recorded
   double scale = 1;   // offsets were multiplied by this (< 1 when the device is smaller)
-  bool any_direct = false, any_buffered = false;
 };
+
+// What the device must be opened for, known before its size is: writes, and which of O_DIRECT
+// and buffered I/O the reads and writes use (a flush takes either).
+struct Needs {
+  uint64_t writes = 0;
+  bool direct = false, buffered = false;
+};
+Needs needs_of(const iotap::recording::Recording& recording);
 
 // O_DIRECT needs offsets aligned to the device's logical block; scaled offsets keep to this,
 // which every device's logical block divides.

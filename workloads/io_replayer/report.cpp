@@ -20,29 +20,23 @@ std::string fixed(double value) {
 
 }  // namespace
 
-std::optional<PacingError> pacing_error(const Plan& plan, const ReplayResult& result,
-                                        const Pace& pace) {
-  if (pace.fast) return std::nullopt;
-  std::vector<double> errors_us;
-  for (size_t i = 0; i < plan.threads.size(); ++i) {
-    const auto& steps = plan.threads[i];
-    for (size_t k = 1; k < steps.size(); ++k) {
-      const double recorded =
-          static_cast<double>(steps[k].recorded_start - steps[k - 1].recorded_start) / pace.speed;
-      const double replayed = static_cast<double>(result.threads[i][k].issued_ns) -
-                              static_cast<double>(result.threads[i][k - 1].issued_ns);
-      errors_us.push_back(std::abs(replayed - recorded) / 1000);
-    }
-  }
-  PacingError out;
-  out.gaps = errors_us.size();
-  if (errors_us.empty()) return out;
-  out.p50_us = iotap::recording::nearest_rank(errors_us, 0.50);
-  out.p99_us = iotap::recording::nearest_rank(errors_us, 0.99);
-  return out;
+std::optional<iotap::recording::Fidelity::Pacing> pacing_error(
+    const iotap::recording::Recording& recording, const Plan& plan, const ReplayResult& result,
+    const Pace& pace) {
+  std::vector<iotap::recording::Replayed> replayed;
+  for (size_t i = 0; i < plan.threads.size(); ++i)
+    for (size_t k = 0; k < plan.threads[i].size(); ++k)
+      replayed.push_back({.id = plan.threads[i][k].id,
+                          .thread = static_cast<uint32_t>(i),
+                          .start_ns = result.threads[i][k].issued_ns,
+                          .result = result.threads[i][k].result});
+  return iotap::recording::fidelity(recording, std::move(replayed),
+                                    pace.fast ? std::nullopt : std::optional(pace.speed))
+      .pacing;
 }
 
-std::string format_text(const Options& options, const Plan& plan, const ReplayResult& result) {
+std::string format_text(const Options& options, const iotap::recording::Recording& recording,
+                        const Plan& plan, const ReplayResult& result) {
   std::string text = "replayed " + std::to_string(plan.requests) + " requests (" +
                      std::to_string(plan.reads) + " reads, " + std::to_string(plan.writes) +
                      " writes, " + std::to_string(plan.flushes) + " flushes) of " +
@@ -52,14 +46,15 @@ std::string format_text(const Options& options, const Plan& plan, const ReplayRe
           fixed(static_cast<double>(result.elapsed_ns) / 1e6) + " ms\n";
   text += "  bytes: " + std::to_string(result.bytes) +
           ", failed or short: " + std::to_string(result.errors) + "\n";
-  if (const auto pacing = pacing_error(plan, result, options.pace)) {
+  if (const auto pacing = pacing_error(recording, plan, result, options.pace)) {
     text += "  pacing: |replayed gap - recorded gap| p50 " + fixed(pacing->p50_us) + " us, p99 " +
             fixed(pacing->p99_us) + " us over " + std::to_string(pacing->gaps) + " gaps\n";
   }
   return text;
 }
 
-std::string format_json(const Options& options, const Plan& plan, const ReplayResult& result) {
+std::string format_json(const Options& options, const iotap::recording::Recording& recording,
+                        const Plan& plan, const ReplayResult& result) {
   nlohmann::ordered_json json{{"recording", options.recording},
                               {"device", options.device},
                               {"pace", pace_name(options.pace)},
@@ -73,7 +68,7 @@ std::string format_json(const Options& options, const Plan& plan, const ReplayRe
                               {"errors", result.errors},
                               {"elapsed_ns", result.elapsed_ns},
                               {"pacing_error_us", nullptr}};
-  if (const auto pacing = pacing_error(plan, result, options.pace)) {
+  if (const auto pacing = pacing_error(recording, plan, result, options.pace)) {
     json["pacing_error_us"] = {
         {"gaps", pacing->gaps}, {"p50", pacing->p50_us}, {"p99", pacing->p99_us}};
   }

@@ -4,23 +4,23 @@
 #include <optional>
 #include <string>
 
+#include "iotap/recording/fidelity.h"
 #include "options.h"
 #include "plan.h"
 #include "replay.h"
 
 namespace io_replayer {
 
-struct PacingError {
-  uint64_t gaps = 0;  // consecutive request pairs within a thread
-  double p50_us = 0, p99_us = 0;
-};
-
 // |replayed gap - recorded gap / speed| over each thread's consecutive requests, start to
-// start. None with --pace fast (there is no recorded gap to keep).
-std::optional<PacingError> pacing_error(const Plan& plan, const ReplayResult& result,
-                                        const Pace& pace);
+// start, as iotap replay computes it from the trace (recording::fidelity), here from the
+// replayer's own clock. None with --pace fast (there is no recorded gap to keep).
+std::optional<iotap::recording::Fidelity::Pacing> pacing_error(
+    const iotap::recording::Recording& recording, const Plan& plan, const ReplayResult& result,
+    const Pace& pace);
 
-std::string format_text(const Options& options, const Plan& plan, const ReplayResult& result);
-std::string format_json(const Options& options, const Plan& plan, const ReplayResult& result);
+std::string format_text(const Options& options, const iotap::recording::Recording& recording,
+                        const Plan& plan, const ReplayResult& result);
+std::string format_json(const Options& options, const iotap::recording::Recording& recording,
+                        const Plan& plan, const ReplayResult& result);
 
 }  // namespace io_replayer

@@ -47,8 +47,10 @@ TEST(ReplayPlan, EachThreadGetsItsRequestsInTheOrderTheyStarted) {
   EXPECT_EQ(plan.threads[1][0].id, 2U);
   EXPECT_EQ(plan.threads[1][1].id, 4U);
   EXPECT_EQ(plan.threads[1][1].recorded_start, 100U);
-  EXPECT_TRUE(plan.any_direct);
-  EXPECT_FALSE(plan.any_buffered) << "a flush is neither";
+  const Needs needs = needs_of(rec);
+  EXPECT_EQ(needs.writes, 1U);
+  EXPECT_TRUE(needs.direct);
+  EXPECT_FALSE(needs.buffered) << "a flush is neither";
 }
 
 TEST(ReplayPlan, ASmallerDeviceScalesOffsetsToAlignedPlacesInsideIt) {
