@@ -13,6 +13,7 @@
 #include "iotap/session/program_output.h"
 #include "iotap/session/traced_program.h"
 #include "iotap/stap/compiler.h"
+#include "iotap/stap/module_cache.h"
 #include "iotap/stap/probe_failure.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/stap_cache.h"
@@ -163,25 +164,37 @@ stap::KernelDebugState kernel_debug_state(const PreparedRun& prepared, const std
   return {release, found, hint};
 }
 
-// Compiles the prepared script into a module in `work`; returns the module's path.
-std::string compile_script(const TracedScript& script, const PreparedRun& prepared,
-                           const TempDir& work, TracedRunResult& result,
-                           const TracedRunSinks& sinks) {
+// The prepared script's module in `work`: from iotap's module cache when it has it, else
+// compiled (and kept there).
+stap::CompiledModule compile_script(const TracedScript& script, const PreparedRun& prepared,
+                                    const TempDir& work, TracedRunResult& result,
+                                    const TracedRunSinks& sinks) {
   const std::string compile_kernel =
       prepared.vm ? vm_compile_kernel(script, sinks) : result.kernel_release;
   const auto compile_start = Clock::now();
   const std::string runtime_dir = prepared.vm ? data_paths().stap_runtime : "";
+  const std::string script_name = std::filesystem::path(script.path).filename().string();
+  stap::CompileRequest request{prepared.script_text,
+                               script.path,
+                               compile_kernel,
+                               runtime_dir,
+                               work.path(),
+                               script.args,
+                               traced_block_hasher(prepared.markers.exe),
+                               stap::compile_words(script.stap_options),
+                               stap::module_cache_dir(data_paths().cache + "/modules")};
+  if (auto cached = stap::cached_module(request)) {
+    sinks.status(script_name + ": module from cache (kernel " + result.kernel_release + ")");
+    return *std::move(cached);
+  }
   const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
-  sinks.status("compiling " + std::filesystem::path(script.path).filename().string() +
-               " for kernel " + result.kernel_release +
+  sinks.status("compiling " + script_name + " for kernel " + result.kernel_release +
                (cold ? " (the first compile for a kernel takes about 2 minutes; later ones are "
                        "cached)"
                      : ""));
-  std::string module;
+  stap::CompiledModule module;
   try {
-    module = stap::compile_module(
-        {prepared.script_text, script.path, compile_kernel, runtime_dir, work.path(), script.args,
-         traced_block_hasher(prepared.markers.exe), stap::compile_words(script.stap_options)});
+    module = stap::compile_module(request);
   } catch (const UserError& error) {
     // stap's lines stay; iotap adds why a kernel probe did not resolve, when it knows.
     const std::string why = stap::explain_probe_failure(
@@ -294,7 +307,7 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   if (prepared.stack) result.top_device = prepared.stack->top_path();
 
   TempDir work("iotap-run");
-  const std::string module = compile_script(script, prepared, work, result, sinks);
+  const stap::CompiledModule module = compile_script(script, prepared, work, result, sinks);
 
   stap::StapStderr stderr_filter(
       [&sinks](std::string_view line) {
@@ -308,12 +321,12 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
         print_program_line(prefix, line);  // the program's stderr (session/program_output.h)
       });
   // The module's run-time errors name the script as it was compiled.
-  stderr_filter.name_script(stap::script_copy_path(work.path()), script.path);
+  stderr_filter.name_script(module.compiled_script_path, script.path);
   const auto run_start = Clock::now();
   if (prepared.vm) {
-    run_on_vm(module, script, options, prepared, stderr_filter, result, sinks);
+    run_on_vm(module.path, script, options, prepared, stderr_filter, result, sinks);
   } else {
-    run_locally(module, script, options, prepared, stderr_filter, result, sinks);
+    run_locally(module.path, script, options, prepared, stderr_filter, result, sinks);
   }
   stderr_filter.flush();
   result.run_seconds = seconds_since(run_start);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "iotap/stap/module_cache.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/stap_stderr.h"
 #include "iotap/util/data_paths.h"
@@ -54,21 +55,66 @@ namespace {
 // The tapsets name programs by macro (@block_hasher_exe, @io_replayer_exe), written per compile
 // from what this run traces, so that no path is fixed where iotap was built. The directory is one
 // of its own (passed with -I), since stap would read the script copy in work_dir as a tapset too.
-void write_tapset_paths(const CompileRequest& request) {
+std::string tapset_paths_text(const CompileRequest& request) {
   const std::string exe = request.block_hasher_exe.empty()
                               ? data_paths().workloads + "/block_hasher/block_hasher"
                               : request.block_hasher_exe;
+  const std::string replayer = data_paths().workloads + "/io_replayer/io_replayer";
+  return "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n" +
+         "@define io_replayer_exe %( \"" + string_literal_body(replayer) + "\" %)\n";
+}
+
+void write_tapset_paths(const CompileRequest& request) {
   std::string dir = tapset_paths_dir(request.work_dir);
   std::filesystem::create_directories(dir);
-  const std::string replayer = data_paths().workloads + "/io_replayer/io_replayer";
-  write_file(dir + "/iotap_paths.stpm",
-             "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n" +
-                 "@define io_replayer_exe %( \"" + string_literal_body(replayer) + "\" %)\n");
+  write_file(dir + "/iotap_paths.stpm", tapset_paths_text(request));
+}
+
+bool uses_module_cache(const CompileRequest& request) {
+  return !request.module_cache_dir.empty() &&
+         std::ranges::find(request.stap_options, "-v") == request.stap_options.end();
+}
+
+// stap's version line: a new SystemTap (its tapsets, its translator) makes new modules.
+std::string stap_version() {
+  const Captured result = capture({"stap", "-V"});
+  const std::string_view text = result.err;
+  return std::string(text.substr(0, text.find('\n')));
+}
+
+std::string module_key(const CompileRequest& request) {
+  std::vector<std::string> argv = stap_argv(request);
+  // The work dir is new each run; the module does not depend on where it was.
+  for (auto& word : argv) {
+    if (word.starts_with(request.work_dir)) word = "@work" + word.substr(request.work_dir.size());
+  }
+  return module_cache_key({stap_version(), argv, request.script_name, request.script_text,
+                           tapset_paths_text(request), tapset_dirs(), request.runtime_dir,
+                           request.kernel_release});
+}
+
+std::string module_path_in(const std::string& work_dir) {
+  return work_dir + "/iotap.ko";
 }
 
 }  // namespace
 
-std::string compile_module(const CompileRequest& request) {
+std::optional<CompiledModule> cached_module(const CompileRequest& request) {
+  if (!uses_module_cache(request) || find_in_path("stap").empty()) return std::nullopt;
+  const std::optional<CachedModule> cached =
+      ModuleCache(request.module_cache_dir).find(module_key(request));
+  if (!cached) return std::nullopt;
+  // A link, not the entry's own path: eviction by another run may remove the entry meanwhile.
+  const std::string module = module_path_in(request.work_dir);
+  std::error_code error;
+  std::filesystem::create_hard_link(cached->module_path, module, error);
+  if (error) std::filesystem::copy_file(cached->module_path, module, error);
+  if (error) return std::nullopt;
+  if (!cached->warnings.empty()) std::fputs(cached->warnings.c_str(), stderr);
+  return CompiledModule{module, cached->compiled_script_path, true};
+}
+
+CompiledModule compile_module(const CompileRequest& request) {
   if (find_in_path("stap").empty())
     throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
   const std::string script = script_copy_path(request.work_dir);
@@ -97,7 +143,17 @@ std::string compile_module(const CompileRequest& request) {
     throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);
   }
   if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings
-  return request.work_dir + "/iotap.ko";
+  CompiledModule compiled{module_path_in(request.work_dir), script, false};
+  if (uses_module_cache(request)) {
+    try {
+      ModuleCache(request.module_cache_dir)
+          .store(module_key(request), {compiled.path, script, diagnostics});
+    } catch (const UserError& error) {
+      // The run goes on; only the next one is slower.
+      std::fprintf(stderr, "iotap: the module is not cached: %s\n", error.what());
+    }
+  }
+  return compiled;
 }
 
 }  // namespace iotap::stap

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "fake_stap.h"
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
@@ -16,26 +17,6 @@
 
 namespace iotap::stap {
 namespace {
-
-// A stand-in `stap` (a shell script) first on PATH while it lives; PATH is put back after.
-class FakeStap {
- public:
-  explicit FakeStap(const std::string& script) {
-    write_file(bin_ / "stap", script, 0755);
-    const char* path = std::getenv("PATH");
-    saved_path_ = path != nullptr ? path : "";
-    ::setenv("PATH", (bin_.path() + ":" + saved_path_).c_str(), 1);
-  }
-  ~FakeStap() { ::setenv("PATH", saved_path_.c_str(), 1); }
-  FakeStap(const FakeStap&) = delete;
-  FakeStap& operator=(const FakeStap&) = delete;
-  FakeStap(FakeStap&&) = delete;
-  FakeStap& operator=(FakeStap&&) = delete;
-
- private:
-  TempDir bin_;
-  std::string saved_path_;
-};
 
 // stap 4.8's stderr for a script with an unused global and a useless assignment, compiled as
 // iotap compiles it (its copy in a private temp dir). Recorded with `stap -p2`.
@@ -89,8 +70,10 @@ TEST(StapMessages, ACompileThatSucceedsWithWarningsNamesTheUsersScript) {
       ": > iotap.ko\n");
   TempDir work;
   ::testing::internal::CaptureStderr();
-  const std::string module = compile_module(
-      {"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, "", {}});
+  const std::string module =
+      compile_module(
+          {"probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, "", {}})
+          .path;
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(module, work / "iotap.ko");
   EXPECT_EQ(err, "WARNING: Eliding assignment to 'x': operator '=' at user/script.stp:3:5\n");

@@ -1,7 +1,9 @@
 #pragma once
 // stap, pass 4 only: a script becomes a kernel module, compiled on this host for the kernel
 // that will load it. stap keeps its own cache (~/.systemtap/cache): the first compile for a
-// kernel takes about two minutes, later ones seconds.
+// kernel takes about two minutes, later ones seconds. iotap's module cache (module_cache.h),
+// looked up before stap runs, makes a module compiled before ready in milliseconds.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,15 @@ struct CompileRequest {
   // The user's stap options for the compile (StapOptions' compile_words: -D, -g, -v, ...),
   // already checked; they go before the script.
   std::vector<std::string> stap_options{};
+  // iotap's module cache (module_cache_dir()); empty: none.
+  std::string module_cache_dir{};
+};
+
+struct CompiledModule {
+  std::string path;  // in the request's work dir
+  // The script copy stap compiled: the module's run-time errors name that path.
+  std::string compiled_script_path;
+  bool from_cache = false;
 };
 
 // Where compile_module writes the script it hands stap: the file stap's messages name.
@@ -38,7 +49,13 @@ std::string tapset_paths_dir(const std::string& work_dir);
 // ARGS...`. The `--` keeps a script argument that starts with '-' from being read as an option.
 std::vector<std::string> stap_argv(const CompileRequest& request);
 
-// Returns the path of the compiled module; throws UserError with stap's own diagnostics.
-std::string compile_module(const CompileRequest& request);
+// The module compiled earlier from the same inputs, linked into the work dir, when the module
+// cache has it; stap's warnings from then are printed again. None with stap's -v (it asks to
+// see stap's passes).
+std::optional<CompiledModule> cached_module(const CompileRequest& request);
+
+// Runs stap and keeps the module in the module cache; throws UserError with stap's own
+// diagnostics.
+CompiledModule compile_module(const CompileRequest& request);
 
 }  // namespace iotap::stap

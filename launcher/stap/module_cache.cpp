@@ -1,0 +1,198 @@
+#include "iotap/stap/module_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/sha256.h"
+
+namespace iotap::stap {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bumped when what a key covers changes, so that old entries are never taken for new ones.
+constexpr std::string_view kKeyFormat = "iotap module cache 1";
+constexpr std::string_view kModuleFile = "iotap.ko";
+constexpr std::string_view kScriptPathFile = "script-path";
+constexpr std::string_view kWarningsFile = "warnings";
+
+// Each field with its length first, so that no two different field lists hash alike.
+void add(Sha256& key, std::string_view field) {
+  key.update(std::to_string(field.size())).update(":").update(field);
+}
+
+// A file by path, size and modification time (following symlinks), or as absent.
+void add_file_identity(Sha256& key, const std::string& path) {
+  add(key, path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    add(key, "absent");
+    return;
+  }
+  add(key, std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+               std::to_string(st.st_mtim.tv_nsec));
+}
+
+// Every regular file under `dir`, in a fixed order, relative to `dir`.
+std::vector<fs::path> files_under(const std::string& dir) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end;
+       it.increment(error)) {
+    std::error_code ignored;
+    if (it->is_regular_file(ignored)) files.push_back(fs::relative(it->path(), dir, ignored));
+  }
+  std::ranges::sort(files);
+  return files;
+}
+
+// A kernel tree's top-level entries (.config, Module.symvers, System.map, vmlinux, include, ...):
+// where each points and its size and time. A package upgrade or a new debuginfo moves them.
+void add_kernel(Sha256& key, const std::string& kernel) {
+  add(key, kernel);
+  const bool is_tree = kernel.find('/') != std::string::npos;
+  const std::string tree = is_tree ? kernel : "/lib/modules/" + kernel + "/build";
+  std::error_code error;
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(tree, error)) entries.push_back(entry.path());
+  std::ranges::sort(entries);
+  for (const auto& entry : entries) {
+    std::error_code ignored;
+    if (fs::is_symlink(entry, ignored)) add(key, fs::read_symlink(entry, ignored).string());
+    add_file_identity(key, entry.string());
+  }
+}
+
+std::string read_or_empty(const fs::path& path) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return {};
+  return read_file(path.string());
+}
+
+}  // namespace
+
+std::string module_cache_dir(const std::string& default_dir) {
+  const char* chosen = std::getenv("IOTAP_MODULE_CACHE");
+  if (chosen == nullptr || *chosen == '\0') return default_dir.empty() ? "" : default_dir;
+  if (std::string_view(chosen) == "off") return {};
+  return chosen;
+}
+
+std::vector<std::string> quoted_absolute_paths(std::string_view text) {
+  std::vector<std::string> paths;
+  size_t at = 0;
+  while ((at = text.find("\"/", at)) != std::string_view::npos) {
+    const size_t end = text.find_first_of("\"\n", at + 1);
+    if (end == std::string_view::npos) break;
+    if (text[end] == '"') paths.emplace_back(text.substr(at + 1, end - at - 1));
+    at = end + 1;
+  }
+  return paths;
+}
+
+std::string module_cache_key(const ModuleInputs& inputs) {
+  Sha256 key;
+  add(key, kKeyFormat);
+  add(key, inputs.stap_version);
+  for (const auto& word : inputs.stap_argv) add(key, word);
+  add(key, "script");
+  add(key, inputs.script_name);
+  add(key, inputs.script_text);
+  add(key, inputs.path_macros);
+  for (const auto& dir : inputs.tapset_dirs) {
+    add(key, dir);
+    for (const auto& file : files_under(dir)) {
+      add(key, file.string());
+      key.update_file((fs::path(dir) / file).string());
+    }
+  }
+  add(key, "runtime");
+  add(key, inputs.runtime_dir);
+  if (!inputs.runtime_dir.empty()) {
+    for (const auto& file : files_under(inputs.runtime_dir))
+      add_file_identity(key, (fs::path(inputs.runtime_dir) / file).string());
+  }
+  add(key, "kernel");
+  add_kernel(key, inputs.kernel);
+  // The programs a script probes by path: stap reads their probe addresses at compile time.
+  add(key, "named files");
+  std::vector<std::string> named = quoted_absolute_paths(inputs.script_text);
+  for (auto& path : quoted_absolute_paths(inputs.path_macros)) named.push_back(std::move(path));
+  for (const auto& word : inputs.stap_argv) {
+    if (word.starts_with('/')) named.push_back(word);
+  }
+  for (const auto& path : named) add_file_identity(key, path);
+  return key.hex();
+}
+
+std::optional<CachedModule> ModuleCache::find(const std::string& key) const {
+  const fs::path entry = fs::path(dir_) / key;
+  std::error_code error;
+  if (!fs::is_regular_file(entry / kModuleFile, error)) return std::nullopt;
+  // The entry's time is its last use: eviction keeps the most recently used.
+  fs::last_write_time(entry, fs::file_time_type::clock::now(), error);
+  return CachedModule{(entry / kModuleFile).string(), read_or_empty(entry / kScriptPathFile),
+                      read_or_empty(entry / kWarningsFile)};
+}
+
+void ModuleCache::store(const std::string& key, const CachedModule& module,
+                        size_t max_entries) const {
+  const fs::path entry = fs::path(dir_) / key;
+  // Written under a temporary name and renamed: a concurrent run sees a whole entry or none.
+  const fs::path partial = fs::path(dir_) / (key + ".partial." + std::to_string(::getpid()));
+  std::error_code error;
+  fs::create_directories(partial, error);
+  if (error) throw UserError("cannot create '" + partial.string() + "': " + error.message());
+  try {
+    fs::copy_file(module.module_path, partial / kModuleFile, error);
+    if (error)
+      throw UserError("cannot copy the module into '" + partial.string() + "': " + error.message());
+    write_file((partial / kScriptPathFile).string(), module.compiled_script_path);
+    write_file((partial / kWarningsFile).string(), module.warnings);
+    fs::rename(partial, entry, error);
+  } catch (...) {
+    fs::remove_all(partial, error);
+    throw;
+  }
+  // Another run stored the same key first: its entry is as good as this one.
+  if (error) fs::remove_all(partial, error);
+  evict(max_entries);
+}
+
+void ModuleCache::evict(size_t max_entries) const {
+  struct Entry {
+    fs::file_time_type used;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  const auto now = fs::file_time_type::clock::now();
+  std::error_code error;
+  for (const auto& item : fs::directory_iterator(dir_, error)) {
+    std::error_code ignored;
+    const std::string name = item.path().filename().string();
+    if (!item.is_directory(ignored)) continue;
+    const fs::file_time_type time = item.last_write_time(ignored);
+    if (name.find(".partial.") != std::string::npos) {
+      // Left by a run killed while it stored; a store takes milliseconds.
+      if (now - time > std::chrono::hours(1)) fs::remove_all(item.path(), ignored);
+      continue;
+    }
+    entries.push_back({time, item.path()});
+  }
+  if (entries.size() <= max_entries) return;
+  std::ranges::sort(entries, [](const Entry& a, const Entry& b) { return a.used > b.used; });
+  for (size_t i = max_entries; i < entries.size(); ++i) {
+    std::error_code ignored;
+    fs::remove_all(entries[i].path, ignored);
+  }
+}
+
+}  // namespace iotap::stap
