@@ -19,13 +19,16 @@ for arg in "$@"; do
 done
 
 # Everything iotap builds with, runs and tests with. The guest kernel is Debian's cloud
-# kernel: its image and modules boot in qemu, its headers let stap compile for it.
+# kernel: its image and modules boot in qemu, its headers let stap compile for it. bpftrace is
+# the peer that bench/overhead and the vm tests measure against, in the guest, from an ext4
+# image that e2fsprogs' mke2fs builds.
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
   systemtap systemtap-sdt-dev systemtap-doc python3
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup fio
+  bpftrace e2fsprogs
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -238,6 +238,7 @@ void run_on_vm(const std::string& module, const TracedScript& script, const Targ
   run.timeout = std::chrono::seconds(options.timeout_seconds);
   run.staprun_options = stap::staprun_words(script.stap_options);
   run.module_options = stap::module_words(script.stap_options);
+  run.program_stdout_to_stderr = !script.program_stdout_in_stream;
   if (prepared.command) {
     run.command = prepared.command->argv;
     run.programs = {prepared.command->program};

@@ -122,6 +122,7 @@ int run(Args args) {
     }
   };
   traced.path = script;
+  traced.program_stdout_in_stream = true;
   traced.kernel_symbols = !raw_addresses && prints_backtraces(script_text);
   // Addresses are named a whole line at a time: a read can end in the middle of one.
   std::shared_ptr<const symbols::KernelSymbols> names;

@@ -60,5 +60,26 @@ TEST_F(ProgramOutputTest, JsonOnStdoutProgramLinesOnStderrPrefixed) {
   EXPECT_TRUE(contains(run.err, "\n[block_hasher] total: 16 blocks")) << run.err;
 }
 
+// A program's stdout that stops mid-line (fio's JSON, block-buffered, stops wherever its 4 KiB
+// buffer does) does not end up in the event stream: there the next event would have been glued
+// to it ("halfSS ...") and lost. The half line reaches stderr whole, with the rest of it.
+TEST_F(ProgramOutputTest, AHalfLineOnStdoutDoesNotSplitTheEventStream) {
+  const auto run = run_iotap(
+      {"attribute", "--json", "--target", "vm", "--stack", "ram", "--requests", "syscall", "-c",
+       "sh -c 'printf half; dd if=__DEV__ of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null; "
+       "echo -line'"},
+      tmp_.path());
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  nlohmann::json result;
+  ASSERT_NO_THROW(result = nlohmann::json::parse(run.out)) << run.out;
+  EXPECT_EQ(result["requests"]["count"], 16) << result["requests"].dump();
+  for (const auto& [name, count] : result["loss"].items()) {
+    if (count.is_number()) {
+      EXPECT_EQ(count, 0) << name << ": " << result["loss"].dump();
+    }
+  }
+  EXPECT_TRUE(contains(run.err, "\n[sh] half-line\n")) << run.err;
+}
+
 }  // namespace
 }  // namespace iotap::test

@@ -130,11 +130,14 @@ std::string conf_words(const std::string& name, const std::vector<std::string>& 
   return line + "'\n";
 }
 
-// staprun's niceness in the guest, and the command's increment back to 0: stapio's readers run
-// above the traced program (init.sh says why). IOTAP_STAPRUN_NICE overrides it, for a test or
-// a diagnosis that needs the readers starved (docs/event-format.md).
+// staprun's niceness in the guest, and the command's increment back to 0. By default both run
+// at 0: stapio's readers above the program (nice -10, as before) kept up, but took the CPU from
+// it, 4 KiB reads ran 2.9 times slower than at nice 0, and lost nothing more (bench/overhead,
+// docs/performance.md); the end of the stream is stapio_drain.so's (init.sh says why).
+// IOTAP_STAPRUN_NICE overrides it, for a test or a diagnosis that needs the readers starved or
+// favoured (docs/event-format.md).
 std::string reader_priority() {
-  int staprun_nice = -10;
+  int staprun_nice = 0;
   if (const char* env = std::getenv("IOTAP_STAPRUN_NICE"); env != nullptr) {
     const std::string_view text(env);
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), staprun_nice);
@@ -155,6 +158,7 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   std::vector<std::string> module_names(kChannelModules.begin(), kChannelModules.end());
   if (run.stack)
     module_names.insert(module_names.end(), run.stack->modules.begin(), run.stack->modules.end());
+  if (!run.tools_image.empty()) module_names.emplace_back("virtio_blk");
   {
     for (const auto& ko : kernel.module_load_order(module_names)) {
       modules += ko;
@@ -171,10 +175,15 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/modules", modules);
   image.add_file("/iotap/stack.sh", stack_script);
   image.add_file("/iotap/command", quoted_command(run.command));
-  image.add_file("/iotap/run.conf", conf_words("IOTAP_STAPRUN_OPTIONS", run.staprun_options) +
-                                        conf_words("IOTAP_MODULE_OPTIONS", run.module_options) +
-                                        "IOTAP_KALLSYMS=" + (run.kernel_symbols ? "1" : "0") +
-                                        "\n" + reader_priority());
+  // Runs its arguments with stdout on stderr (see VmRun::program_stdout_to_stderr).
+  image.add_file("/iotap/stdout-to-stderr", "#!/bin/sh\nexec \"$@\" >&2\n", 0755);
+  image.add_file(
+      "/iotap/run.conf",
+      conf_words("IOTAP_STAPRUN_OPTIONS", run.staprun_options) +
+          conf_words("IOTAP_MODULE_OPTIONS", run.module_options) + "IOTAP_KALLSYMS=" +
+          (run.kernel_symbols ? "1" : "0") + "\nIOTAP_PLAIN=" + (run.plain_command ? "1" : "0") +
+          "\nIOTAP_PROGRAM_STDOUT=" + (run.program_stdout_to_stderr ? "stderr" : "stream") +
+          "\nIOTAP_TOOLS=" + (run.tools_image.empty() ? "0" : "1") + "\n" + reader_priority());
   for (const auto& program : run.programs) image.add_program(program);
   for (const auto& file : run.files) image.add_host_path(file);
 }
@@ -190,7 +199,10 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
       initrd,
       // no_timer_check: on a loaded host, software emulation can
       // miss the IO-APIC timer check's deadline and panic the boot.
-      "-append", "console=ttyS0 quiet panic=-1 no_timer_check", "-serial",
+      // softlockup_panic: a CPU stuck in the kernel for 20 s (seen once: both CPUs in stapio,
+      // 300 s, until the test's timeout) panics the guest, and the run fails with the console's
+      // last lines, instead of hanging until someone kills it.
+      "-append", "console=ttyS0 quiet panic=-1 no_timer_check softlockup_panic=1", "-serial",
       "file:" + (dir / "console.log"), "-chardev", "socket,id=ctl,path=" + (dir / "ctl"), "-serial",
       "chardev:ctl", "-device", "virtio-serial-pci,id=vser"};
   // The run's output goes over virtio-serial: a UART is far too slow for event streams.
@@ -212,6 +224,11 @@ std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel
       argv.insert(argv.end(),
                   {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
     }
+  }
+  if (!run.tools_image.empty()) {
+    argv.insert(argv.end(),
+                {"-drive", "file=" + run.tools_image + ",if=none,id=tools,format=raw,readonly=on",
+                 "-device", "virtio-blk-pci,drive=tools,serial=iotap-tools"});
   }
   return argv;
 }

@@ -177,6 +177,19 @@ if [ -s /iotap/stack.sh ]; then
   . /iotap/stack.sh
 fi
 
+# The tools disk (VmRun::tools_image): programs too big for the initramfs (bpftrace and its
+# LLVM), on a read-only ext4 image the host attached as the virtio disk with serial iotap-tools.
+if [ "$IOTAP_TOOLS" = 1 ]; then
+  tools=""
+  for sys in /sys/block/vd*; do
+    [ "$(cat "$sys/serial" 2>/dev/null)" = iotap-tools ] && tools=/dev/${sys##*/}
+  done
+  [ -n "$tools" ] || iotap_fail "no virtio disk with serial iotap-tools (the tools image)"
+  mkdir -p /tools
+  mount -t ext4 -o ro "$tools" /tools || iotap_fail "could not mount the tools image $tools"
+  mount -t tracefs nodev /sys/kernel/tracing
+fi
+
 # Kernel addresses are named on the host from this boot's own symbol table (KASLR moved it;
 # the modules just loaded are in it). It goes ahead of the output on the same port, framed as
 # "iotap-kallsyms BYTES", so the host holds it before the first line that needs it.
@@ -190,7 +203,7 @@ fi
 
 # A run without a module only reads the kernel's symbol table (iotap's compile-time System.map).
 # The host says "stop" once it holds the whole table: powering off earlier could cut it short.
-if [ ! -s /iotap/iotap.ko ]; then
+if [ ! -s /iotap/iotap.ko ] && [ "$IOTAP_PLAIN" != 1 ]; then
   read -r _ </dev/ttyS1
   iotap_say "exit 0"
   iotap_quit
@@ -209,18 +222,26 @@ iotap_diskstats() {
 }
 
 iotap_say "status running"
-# staprun runs at nice -10, and the command goes back to nice 0 (nice adds 10 to what it
-# inherits). stapio 4.8's relay readers read one message per system call, and when the run ends
-# it stops them without reading what is left (fixed after 4.8, SystemTap PR31597). A program that
-# keeps the guest's CPUs busy starved the readers at nice 0, and the end of the run was lost: 1
-# run in 6 of block_hasher -t 8 on raid0(ram*8) kept 43 to 57 of its 64 reads, cut mid-line.
-# The priority makes that backlog rare; stapio_drain.so, preloaded into stapio, reads what is
-# left when the readers stop (launcher/target/stapio_drain/stapio_drain.c).
-# IOTAP_STAPRUN_NICE and IOTAP_COMMAND_NICE (run.conf) are the two nice increments.
+# staprun runs at nice IOTAP_STAPRUN_NICE (0 unless the host's environment says otherwise), and
+# the command goes back to nice 0 (IOTAP_COMMAND_NICE is the opposite increment). stapio 4.8's
+# relay readers read one message per system call, and when the run ends it stops them without
+# reading what is left (fixed after 4.8, SystemTap PR31597): a program that keeps the guest's CPUs
+# busy left a backlog, and the end of the run was lost (1 run in 6 of block_hasher -t 8 on
+# raid0(ram*8) kept 43 to 57 of its 64 reads, cut mid-line). stapio_drain.so, preloaded into
+# stapio, reads what is left when the readers stop (launcher/target/stapio_drain/stapio_drain.c).
+# Readers above the program (nice -10, once the default) slowed 4 KiB reads 2.9 times for nothing.
 drain=/lib/iotap/stapio_drain.so
 iotap_diskstats before
-if [ -s /iotap/command ]; then
-  LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" &
+if [ "$IOTAP_PLAIN" = 1 ]; then
+  # A plain command (VmRun::plain_command, the benchmarks'): no staprun; the module, if any,
+  # is at /iotap/iotap.ko for the command's own use.
+  sh -c "$(cat /iotap/command)" >"$out" 2>"$err" &
+elif [ -s /iotap/command ]; then
+  # The program's stdout joins its stderr unless it belongs in the script's stream (iotap run):
+  # block-buffered, it would be written mid-line into the port the module's events go to.
+  wrapper=""
+  [ "$IOTAP_PROGRAM_STDOUT" = stderr ] && wrapper=/iotap/stdout-to-stderr
+  LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" &
 else
   LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" &
 fi

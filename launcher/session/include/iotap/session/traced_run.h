@@ -58,6 +58,11 @@ struct TracedScript {
   // probes on user functions (see target/vm/kernel_tree.h). With --target vm, the first such
   // compile boots the guest once to read it; it is cached in build/cache.
   bool compile_kernel_symbols = false;
+  // The program's stdout stays in the script's stream (iotap run, as stap -c does). Otherwise
+  // (every other verb) the guest sends it with the program's stderr: a program's block-buffered
+  // stdout, written mid-line into the same port as the module's events, split an event line
+  // (and the program's line) in two (session/program_output.h states where it goes).
+  bool program_stdout_in_stream = false;
 };
 
 TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,

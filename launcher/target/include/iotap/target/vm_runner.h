@@ -37,6 +37,15 @@ struct VmRun {
   // Send the guest's /proc/kallsyms (text symbols) before the run's output, to name kernel
   // addresses on the host (see symbols/kernel_symbols.h).
   bool kernel_symbols = false;
+  // Run `command` as it is (sh -c), without staprun; the module, when there is one, is at
+  // /iotap/iotap.ko in the guest for the command's own use. The benchmarks run their rounds so.
+  bool plain_command = false;
+  // The command's stdout goes where its stderr goes (the err port), not into the module's
+  // output stream: a block-buffered stdout written mid-line would split the stream's lines.
+  bool program_stdout_to_stderr = false;
+  // A read-only ext4 image (vm/tools_image.h) attached as a virtio disk and mounted at /tools
+  // before the command runs, tracefs mounted too: programs too big for the initramfs.
+  std::string tools_image;
 };
 
 struct VmEvents {

@@ -1,0 +1,265 @@
+// bench/overhead: what iotap's probes cost the traced program, against bpftrace's for the same
+// events, in one guest boot. A program, not a test: docs/performance.md has its figures and the
+// command that reproduces them.
+//
+// block_hasher reads a ram disk in small O_DIRECT blocks (many probe hits per second), each
+// round five ways (rounds.sh): built without probes, with probes unattached, under iotap's
+// events.stp module as iotap runs it, the same with stapio at nice -10 above the program, and under
+// bpftrace running events.bt (the same events). A tracer's per-hit cost in a round is (its run's
+// seconds - the untraced run's) / its probe hits (the events it wrote and those it counted as
+// dropped); the table shows the median over the rounds, and what each tracer lost in its worst
+// round: read_start/read_done events missing from its output (block_hasher's reads are known
+// exactly) and what it counted itself (stap's skipped probes, bpftrace's lost events).
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "iotap/config.h"
+#include "iotap/stap/compiler.h"
+#include "iotap/stap/module_cache.h"
+#include "iotap/stap/script.h"
+#include "iotap/target/stack_plan.h"
+#include "iotap/target/stack_spec.h"
+#include "iotap/target/tools_image.h"
+#include "iotap/target/vm_runner.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/process.h"
+#include "iotap/util/stop_signal.h"
+#include "iotap/util/temp_dir.h"
+
+namespace iotap::bench {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: overhead_bench [--rounds N] [--block-size BYTES] [--threads N] [--stack SPEC]\n"
+    "\n"
+    "Measures what tracing costs block_hasher in the guest: built without probes, with probes\n"
+    "unattached, under iotap's events.stp and under bpftrace (bench/overhead/events.bt), N rounds\n"
+    "(default 3) of O_DIRECT reads of the stack's top device (default: ram, a 64 MiB ram disk)\n"
+    "in BYTES blocks (default 4096) by N threads (default 2).\n";
+
+struct Options {
+  int rounds = 3;
+  unsigned block_size = 4096;
+  unsigned threads = 2;
+  std::string stack = "ram";
+};
+
+unsigned parse_number(const std::string& name, const std::string& text) {
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value == 0)
+    throw UserError(name + " takes a positive whole number; got '" + text + "'");
+  return value;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "-h" || word == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc) throw UserError(word + ": unknown, or missing its value\n" + kUsage);
+    const std::string value = argv[++i];
+    if (word == "--rounds") {
+      options.rounds = static_cast<int>(parse_number(word, value));
+    } else if (word == "--block-size") {
+      options.block_size = parse_number(word, value);
+    } else if (word == "--threads") {
+      options.threads = parse_number(word, value);
+    } else if (word == "--stack") {
+      options.stack = value;
+    } else {
+      throw UserError("unknown option '" + word + "'\n" + kUsage);
+    }
+  }
+  return options;
+}
+
+void say(const std::string& text) {
+  std::fprintf(stderr, "overhead_bench: %s\n", text.c_str());
+}
+
+// events.stp compiled as iotap compiles it, from iotap's module cache when it is there.
+std::string events_module(const TempDir& work) {
+  const std::string script = data_paths().examples + "/events.stp";
+  const stap::CompileRequest request{stap::prepare_script(script, {}),
+                                     script,
+                                     config::kGuestKernel,
+                                     data_paths().stap_runtime,
+                                     work.path(),
+                                     {},
+                                     BLOCK_HASHER,
+                                     {},
+                                     stap::module_cache_dir(data_paths().cache + "/modules")};
+  if (auto cached = stap::cached_module(request)) {
+    say("events.stp: module from cache");
+    return cached->path;
+  }
+  say("compiling events.stp for " + std::string(config::kGuestKernel));
+  return stap::compile_module(request).path;
+}
+
+// One tracer's or build's line of a round.
+struct Measure {
+  double seconds = 0;
+  uint64_t events = 0;
+  uint64_t read_starts = 0;
+  uint64_t read_dones = 0;
+  uint64_t dropped = 0;
+};
+
+struct Rounds {
+  std::map<std::string, std::vector<Measure>> by_kind;  // bare, untraced, iotap, bpftrace
+  uint64_t reads = 0;                                   // per block_hasher run
+};
+
+Rounds parse_rounds(const std::string& output) {
+  Rounds rounds;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string first;
+    int round = 0;
+    std::string kind;
+    words >> first;
+    if (first == "error") throw UserError("the guest's rounds failed: " + line);
+    if (first == "reads") words >> rounds.reads;
+    if (first != "round" || !(words >> round >> kind)) continue;
+    Measure measure;
+    words >> measure.seconds >> measure.events >> measure.read_starts >> measure.read_dones >>
+        measure.dropped;
+    rounds.by_kind[kind].push_back(measure);
+  }
+  return rounds;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::ranges::sort(values);
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 != 0 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+double median_seconds(const std::vector<Measure>& measures) {
+  std::vector<double> seconds;
+  for (const auto& measure : measures) seconds.push_back(measure.seconds);
+  return median(seconds);
+}
+
+void report(const Rounds& rounds, const Options& options) {
+  const uint64_t reads = rounds.reads;
+  const auto kind = [&](const std::string& name) -> const std::vector<Measure>& {
+    static const std::vector<Measure> kNone;
+    const auto it = rounds.by_kind.find(name);
+    return it == rounds.by_kind.end() ? kNone : it->second;
+  };
+  const double bare = median_seconds(kind("bare"));
+  const double untraced = median_seconds(kind("untraced"));
+  std::printf("block_hasher -b %u -t %u --direct, %llu reads; %d rounds, medians\n",
+              options.block_size, options.threads, static_cast<unsigned long long>(reads),
+              options.rounds);
+  std::printf("  %-26s %8.3f s\n", "built without probes", bare);
+  std::printf("  %-26s %8.3f s  %+.1f%% against the build without probes\n",
+              "probes, nothing attached", untraced, bare > 0 ? (untraced / bare - 1) * 100 : 0);
+  const std::map<std::string, std::string> names{
+      {"iotap", "iotap"}, {"iotap-nice-10", "iotap, stapio at nice -10"}, {"bpftrace", "bpftrace"}};
+  for (const char* tracer : {"iotap", "iotap-nice-10", "bpftrace"}) {
+    const std::vector<Measure>& measures = kind(tracer);
+    if (measures.empty()) continue;
+    std::vector<double> per_hit;
+    uint64_t lost = 0;
+    uint64_t dropped = 0;
+    uint64_t events = 0;
+    const std::vector<Measure>& baseline = kind("untraced");
+    for (size_t i = 0; i < measures.size(); ++i) {
+      const Measure& measure = measures[i];
+      const double base = i < baseline.size() ? baseline[i].seconds : untraced;
+      // A hit costs whether its event was written or dropped.
+      const uint64_t hits = measure.events + measure.dropped;
+      if (hits > 0) per_hit.push_back((measure.seconds - base) * 1e9 / static_cast<double>(hits));
+      const uint64_t seen = measure.read_starts + measure.read_dones;
+      lost = std::max(lost, 2 * reads > seen ? 2 * reads - seen : 0);
+      dropped = std::max(dropped, measure.dropped);
+      events = std::max(events, measure.events);
+    }
+    std::printf(
+        "  %-26s %8.3f s  %+.1f%%, %llu events, %.0f ns per hit, lost %llu reads' events,"
+        " %llu counted by the tracer (worst round)\n",
+        names.at(tracer).c_str(), median_seconds(measures),
+        untraced > 0 ? (median_seconds(measures) / untraced - 1) * 100 : 0,
+        static_cast<unsigned long long>(events), median(per_hit),
+        static_cast<unsigned long long>(lost), static_cast<unsigned long long>(dropped));
+  }
+}
+
+int run(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  install_stop_handlers();
+  const std::string bpftrace = find_in_path("bpftrace");
+  if (bpftrace.empty()) throw UserError("bpftrace is not installed (apt-get install bpftrace)");
+
+  const TempDir work("iotap-overhead");
+  const std::string module = events_module(work);
+  say("building the tools image (bpftrace and its libraries; once, then cached)");
+  const std::string tools = vm::tools_image({bpftrace}, data_paths().cache);
+  std::string script = read_file(EVENTS_BT);
+  for (size_t at = 0; (at = script.find("BLOCK_HASHER", at)) != std::string::npos;)
+    script.replace(at, 12, BLOCK_HASHER);
+  const std::string bt = work / "events.bt";
+  write_file(bt, script);
+
+  vm::VmRun run;
+  run.module_path = module;
+  run.plain_command = true;
+  run.tools_image = tools;
+  run.stack = vm::plan_stack(vm::parse_stack_spec(options.stack));
+  const std::string device = run.stack->top_path();
+  run.command = {"sh",
+                 ROUNDS_SCRIPT,
+                 std::to_string(options.rounds),
+                 device,
+                 std::to_string(options.block_size),
+                 std::to_string(options.threads),
+                 BLOCK_HASHER,
+                 BARE_BLOCK_HASHER,
+                 bt};
+  run.programs = {BLOCK_HASHER, BARE_BLOCK_HASHER};
+  run.files = {ROUNDS_SCRIPT, bt};
+  std::string output;
+  vm::VmEvents events;
+  events.stdout_data = [&output](std::string_view bytes) { output.append(bytes); };
+  events.stderr_data = [](std::string_view bytes) {
+    std::fwrite(bytes.data(), 1, bytes.size(), stderr);
+  };
+  events.status = [](std::string_view phrase) { say(std::string(phrase)); };
+  events.device = [](const StackDevice&) {};
+  const vm::VmResult result = vm::run_in_vm(run, events);
+  if (result.exit_status != 0)
+    throw UserError("the guest's rounds exited with status " + std::to_string(result.exit_status));
+  std::fputs(output.c_str(), stderr);  // every round's raw line, for the record
+  report(parse_rounds(output), options);
+  return 0;
+}
+
+}  // namespace
+}  // namespace iotap::bench
+
+int main(int argc, char** argv) {
+  try {
+    return iotap::bench::run(argc, argv);
+  } catch (const iotap::UserError& error) {
+    std::fprintf(stderr, "overhead_bench: %s\n", error.what());
+    return 2;
+  }
+}

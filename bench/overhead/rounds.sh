@@ -1,0 +1,61 @@
+# The overhead benchmark's rounds, run in the guest by bench/overhead (VmRun::plain_command):
+#   sh rounds.sh ROUNDS DEVICE BLOCK_SIZE THREADS HASHER BARE_HASHER BPFTRACE_SCRIPT
+# Each round reads DEVICE with block_hasher four ways: built without probes (BARE_HASHER), with
+# probes but nothing attached, under iotap's events.stp module (/iotap/iotap.ko, run as iotap
+# runs it, then once more with stapio at nice -10 above the program), and under bpftrace with
+# the same events. Each prints one line:
+#   round N bare|untraced SECONDS
+#   reads BLOCKS                                  (once: how many reads a run makes)
+#   round N iotap|iotap-nice-10|bpftrace SECONDS EVENTS RS RD DROPPED
+# SECONDS is block_hasher's own (its --json "seconds": the reads, not the tracer's start);
+# EVENTS the tracer's event lines, RS/RD its read_start/read_done events, DROPPED what the tracer
+# itself counted as lost (stap's skipped probes, bpftrace's lost events).
+set -u
+rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7
+args="-d $dev -b $bs -t $threads --direct --json"
+
+seconds() { grep -o '"seconds":[0-9.]*' "$1" | head -n 1 | cut -d: -f2; }
+count() { grep -c "$1" "$2"; }
+# The stream's events: lines "KIND TS ...", not the header or the tracer's own messages.
+events() { count '^[A-Z][A-Z]* [0-9]' "$1"; }
+# The sum of the numbers after PATTERN in FILE ("Lost 12 events" once per lost batch).
+sum_after() {
+  grep -o "$1 *[0-9]*" "$2" | grep -o '[0-9]*$' | awk '{ n += $1 } END { print n + 0 }'
+}
+
+. /iotap/run.conf
+
+# run_iotap LABEL NICE: block_hasher under /iotap/iotap.ko, staprun at NICE, the program at 0.
+run_iotap() {
+  LD_PRELOAD=/lib/iotap/stapio_drain.so nice -n "$2" staprun \
+    -c "nice -n $((0 - $2)) /iotap/stdout-to-stderr $hasher $args" /iotap/iotap.ko \
+    >/tmp/stap.out 2>/tmp/stap.err || echo "error staprun: $(tail -n 3 /tmp/stap.err)"
+  echo "round $i $1 $(seconds /tmp/stap.err) $(events /tmp/stap.out)" \
+    "$(count '^RS ' /tmp/stap.out) $(count '^RD ' /tmp/stap.out)" \
+    "$(sum_after 'skipped probes:' /tmp/stap.err)"
+}
+
+i=1
+while [ "$i" -le "$rounds" ]; do
+  $bare $args >/tmp/bare.json || echo "error bare block_hasher failed: $(cat /tmp/bare.json)"
+  echo "round $i bare $(seconds /tmp/bare.json)"
+  $hasher $args >/tmp/untraced.json || echo "error block_hasher failed"
+  echo "round $i untraced $(seconds /tmp/untraced.json)"
+  [ "$i" = 1 ] && echo "reads $(grep -o '"blocks":[0-9]*' /tmp/untraced.json | head -n 1 | cut -d: -f2)"
+
+  # As iotap runs it (init.sh): its stream on stdout, with stapio_drain.so (which reads what
+  # stapio 4.8 leaves in the relay files at the end, but only for a stream on stdout), the
+  # program's stdout sent to stderr, staprun at iotap's priority; then with stapio at nice -10
+  # above the program, iotap's default before this benchmark.
+  run_iotap iotap "$IOTAP_STAPRUN_NICE"
+  run_iotap iotap-nice-10 -10
+
+  # bpftrace as its users run it: bpftrace -o FILE -c CMD SCRIPT, at the default priority
+  # (-c wants the traced binary itself: with a nice wrapper its USDT probes did not attach).
+  /tools/bin/bpftrace -o /tmp/bt.out -c "$hasher $args" "$bt" \
+    >/tmp/bt.json 2>/tmp/bt.err || echo "bpftrace exited with $?: $(tail -n 3 /tmp/bt.err)" >&2
+  echo "round $i bpftrace $(seconds /tmp/bt.json) $(events /tmp/bt.out) $(count '^RS ' /tmp/bt.out)" \
+    "$(count '^RD ' /tmp/bt.out) $(($(sum_after Lost /tmp/bt.out) + $(sum_after Lost /tmp/bt.err)))"
+  rm -f /tmp/stap.out /tmp/bt.out
+  i=$((i + 1))
+done
