@@ -3,7 +3,9 @@
 // when a read ends -> the verdict and the Result at the end. An event travels one way.
 #include "iotap/engine.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -65,6 +67,8 @@ struct Engine::Impl {
           return;
         }
         ++events;
+        first_ts = std::min(first_ts, event.ts);
+        last_ts = std::max(last_ts, event.ts);
         sorter.push(event, [this](const Event& e) { dispatch(e); });
         return;
       case LineKind::malformed:
@@ -171,6 +175,7 @@ struct Engine::Impl {
 
     Result result;
     result.events = events;
+    result.span_ns = events > 0 && last_ts > first_ts ? last_ts - first_ts : 0;
     result.request_source = request_source;
     result.requests = latency_of(attribution.latency());
     result.request_errors = attribution.errors();
@@ -229,6 +234,8 @@ struct Engine::Impl {
   LineSplitter splitter;
   Loss loss;
   uint64_t events = 0;
+  uint64_t first_ts = UINT64_MAX;
+  uint64_t last_ts = 0;
   uint64_t other_lines = 0;
   uint64_t unmatched_read_ends = 0;
   uint64_t requests_elsewhere = 0;

@@ -8,6 +8,7 @@
 
 #include "iotap/config.h"
 #include "iotap/report.h"
+#include "iotap/report/overhead.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
@@ -16,11 +17,20 @@
 #include "iotap/session/traced_program.h"
 #include "iotap/stack/disk_stats.h"
 #include "iotap/stack/stack_json.h"
+#include "iotap/target/vm_runner.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
 
 namespace iotap::verbs {
+
+std::optional<double> measured_ns_per_hit(const TargetOptions& options) {
+  // The one target whose cost per hit is measured: the guest under TCG, block_hasher's 4 KiB
+  // reads, bench/overhead (docs/performance.md: 18.0 us per hit, iotap as it runs now).
+  constexpr double kTcgGuestNsPerHit = 18'000;
+  if (options.target == Target::kVm && vm::guest_is_emulated()) return kTcgGuestNsPerHit;
+  return std::nullopt;
+}
 
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests, const RequestHooks& hooks) {
@@ -59,6 +69,7 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
   start_engine(out.run.devices);
   for (const auto& line : early_warnings) engine->note_stap_warning(line);
   out.result = engine->finish();
+  out.overhead = report::overhead(out.result, measured_ns_per_hit(options));
   return out;
 }
 
@@ -130,9 +141,10 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   OutputFile out(options.output_path);
   const AttributionRun run = run_attribution(options, slowest, requests);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
-  out.write(options.json
-                ? to_text(attribution_json(run, outcome))
-                : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats));
+  out.write(options.json ? to_text(attribution_json(run, outcome))
+                         : report::text(run.result, slowest > 0, outcome.why,
+                                        run.run.kernel_stats) +
+                               report::overhead_line(run.overhead));
   say_nothing_to_answer(run, outcome);
   return outcome.exit;
 }
@@ -161,6 +173,7 @@ Json attribution_json(const AttributionRun& run, const AttributionOutcome& outco
                                               : Json(run.run.program_last_stderr_line)}};
   if (!run.run.target_exit_status && run.run.staprun_status != 0)
     json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
+  json["overhead"] = report::overhead_json(run.overhead);
   return json;
 }
 

@@ -11,6 +11,7 @@
 #include "iotap/config.h"
 #include "iotap/recording/recording.h"
 #include "iotap/report.h"
+#include "iotap/report/overhead.h"
 #include "iotap/session/attribution_run.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
@@ -137,7 +138,8 @@ class Recorder {
                         {"unfinished", run.result.stream.requests_unfinished},
                         {"interrupted", run.run.interrupted},
                         {"timed_out", run.run.timed_out},
-                        {"loss", report::json(run.result)["loss"]}};
+                        {"loss", report::json(run.result)["loss"]},
+                 {"overhead", report::overhead_json(run.overhead)}};
     if (writer_) {
       writer_->finish(end);
     } else if (header_) {
@@ -232,6 +234,7 @@ int record(Args args) {
         static_cast<unsigned long long>(c.reads), static_cast<unsigned long long>(c.writes),
         static_cast<unsigned long long>(c.flushes), static_cast<unsigned long long>(c.errors),
         static_cast<double>(c.last_end_ns) / 1e6, options.output_path.c_str());
+  std::fputs(("iotap: " + report::overhead_line(run.overhead)).c_str(), stderr);
   if (!run.run.interrupted && recorder.requests() == 0) {
     exit = exit_status::kNothingAttributed;
     std::fprintf(stderr, "iotap: nothing recorded: %s; %s (exit status 3)\n",

@@ -11,6 +11,7 @@
 #include "iotap/recording/pace.h"
 #include "iotap/recording/recording.h"
 #include "iotap/report.h"
+#include "iotap/report/overhead.h"
 #include "iotap/session/attribution_run.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/output_file.h"
@@ -190,7 +191,7 @@ int replay(Args args) {
     out.write(to_text(json));
   } else {
     out.write(report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
-              fidelity_text(fidelity, file, *pace));
+              report::overhead_line(run.overhead) + fidelity_text(fidelity, file, *pace));
   }
   say_nothing_to_answer(run, outcome);
   if (!run.run.interrupted && (fidelity.replayed != fidelity.recorded || !fidelity.order_preserved))

@@ -4,5 +4,5 @@ iotap_unit_test(engine_test
           engine/bio_tracker_test.cpp engine/attribution_test.cpp engine/verdict_test.cpp
           engine/remap_check_test.cpp engine/report_test.cpp engine/robustness_test.cpp
           engine/verdict_status_test.cpp engine/syscall_requests_test.cpp
-          engine/finished_requests_test.cpp
+          engine/finished_requests_test.cpp engine/overhead_test.cpp
   LIBS iotap_engine_internals iotap_report)

@@ -56,6 +56,11 @@ TEST_F(ProgramOutputTest, JsonOnStdoutProgramLinesOnStderrPrefixed) {
   EXPECT_EQ(result["verdict"]["status"], "ok") << run.out;
   EXPECT_TRUE(result["verdict"]["reason"].is_null()) << run.out;
   EXPECT_EQ(result["requests"]["count"], 16) << run.out;
+  // What the probes cost: every event of the stream was a probe hit.
+  EXPECT_EQ(result["overhead"]["probe_hits"], result["stream"]["events"].get<uint64_t>() +
+                                                  result["loss"]["skipped_probes"].get<uint64_t>())
+      << run.out;
+  EXPECT_GT(result["overhead"]["probe_hits"], 2 * 16) << run.out;  // RS and RD at least
   EXPECT_TRUE(contains(run.err, "\n[block_hasher] thread 1: 8 blocks")) << run.err;
   EXPECT_TRUE(contains(run.err, "\n[block_hasher] total: 16 blocks")) << run.err;
 }

@@ -260,6 +260,10 @@ void check_socket_paths() {
 
 }  // namespace
 
+bool guest_is_emulated() {
+  return host_accelerator() == Accelerator::kTcg;
+}
+
 void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
                   const std::vector<std::string>& files) {
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);

@@ -194,6 +194,7 @@ struct Result {
   StreamInfo stream;
   RemapCheck remap_check;
   uint64_t events = 0;
+  uint64_t span_ns = 0;  // the first event's time to the last's: how long the traced run was
 };
 
 // What the verdict stands on. A verdict needs data: "no slow member" after a run that did no

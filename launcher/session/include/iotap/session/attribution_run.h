@@ -4,12 +4,14 @@
 // target options, its stream fed to the correlation engine as it arrives, the engine's result
 // back.
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iotap/engine.h"
+#include "iotap/report/overhead.h"
 #include "iotap/session/target_options.h"
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/disk_stats.h"
@@ -20,7 +22,12 @@ namespace iotap::verbs {
 struct AttributionRun {
   TracedRunResult run;
   engine::Result result;
+  report::Overhead overhead;  // what the probes cost the run (report/overhead.h)
 };
+
+// The cost of one probe hit measured for the options' target (bench/overhead); none where it
+// has not been measured.
+std::optional<double> measured_ns_per_hit(const TargetOptions& options);
 
 // For a caller that keeps every request (iotap record). Both optional.
 struct RequestHooks {
@@ -48,7 +55,7 @@ struct AttributionOutcome {
 AttributionOutcome attribution_outcome(const TargetOptions& options, const AttributionRun& run,
                                        bool attribute_reads);
 // The report as `attribute --json` prints it: the engine's JSON, the kernel's statistics, the
-// stack, the exit status and how the program ended.
+// stack, the exit status, how the program ended and what the probes cost.
 Json attribution_json(const AttributionRun& run, const AttributionOutcome& outcome);
 // The "iotap: nothing to attribute: ..." line on stderr, when the exit status is 3.
 void say_nothing_to_answer(const AttributionRun& run, const AttributionOutcome& outcome);

@@ -72,6 +72,9 @@ struct VmResult {
 void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
                   const std::vector<std::string>& files = {});
 
+// Whether the guest runs under software emulation (TCG): no usable /dev/kvm on this host.
+bool guest_is_emulated();
+
 // Boots the guest and runs. A stop signal (util/stop_signal.h) before the module runs kills the
 // guest and throws Stopped; once it runs, the first one stops the run after its end probes
 // (VmResult::interrupted) and a second one kills the guest.

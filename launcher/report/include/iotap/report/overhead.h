@@ -1,0 +1,30 @@
+#pragma once
+// What the probes cost the run they measured, reported beside its results: the probe hits (the
+// stream's events and the hits stap skipped) and, where the cost of one hit has been measured
+// for this kind of target (bench/overhead, docs/performance.md), the time they added.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "iotap/engine.h"
+
+namespace iotap::report {
+
+struct Overhead {
+  uint64_t probe_hits = 0;
+  uint64_t skipped_probes = 0;
+  std::optional<double> ns_per_hit;  // measured on this kind of target; none: not measured
+  std::optional<double> seconds;     // probe_hits x ns_per_hit
+  std::optional<double> share;       // of the run: seconds / (span + seconds)
+};
+
+Overhead overhead(const engine::Result& result, std::optional<double> ns_per_hit);
+
+// "overhead: 65.5k probe hits, 0 skipped, ~1.18 s (77% of the run at 18 us per hit)", or without
+// the time when the cost per hit is not measured for the target.
+std::string overhead_line(const Overhead& overhead);
+
+// {"probe_hits", "skipped_probes", "ns_per_hit", "seconds", "share"}; null where not measured.
+nlohmann::ordered_json overhead_json(const Overhead& overhead);
+
+}  // namespace iotap::report
