@@ -141,10 +141,10 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   OutputFile out(options.output_path);
   const AttributionRun run = run_attribution(options, slowest, requests);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
-  out.write(options.json ? to_text(attribution_json(run, outcome))
-                         : report::text(run.result, slowest > 0, outcome.why,
-                                        run.run.kernel_stats) +
-                               report::overhead_line(run.overhead));
+  out.write(options.json
+                ? to_text(attribution_json(run, outcome))
+                : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
+                      report::overhead_line(run.overhead));
   say_nothing_to_answer(run, outcome);
   return outcome.exit;
 }

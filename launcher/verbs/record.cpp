@@ -139,7 +139,7 @@ class Recorder {
                         {"interrupted", run.run.interrupted},
                         {"timed_out", run.run.timed_out},
                         {"loss", report::json(run.result)["loss"]},
-                 {"overhead", report::overhead_json(run.overhead)}};
+                        {"overhead", report::overhead_json(run.overhead)}};
     if (writer_) {
       writer_->finish(end);
     } else if (header_) {
