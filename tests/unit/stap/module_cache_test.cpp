@@ -160,6 +160,22 @@ TEST_F(ModuleCacheTest, NoCacheDirMeansNoCache) {
   EXPECT_FALSE(cached_module(uncached).has_value());
 }
 
+// A cache that cannot be written (a read-only place, a full disk) costs the next run its speed,
+// never this run: the module is compiled and used, and iotap says why it was not kept.
+TEST_F(ModuleCacheTest, ACacheThatCannotBeWrittenIsAWarningAndTheRunGoesOn) {
+  CompileRequest request = this->request(work_);
+  request.module_cache_dir = "/proc/iotap-module-cache";  // not a place a directory can be made
+  ::testing::internal::CaptureStderr();
+  const CompiledModule compiled = compile_module(request);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(compiled.path, work_ / "iotap.ko");
+  EXPECT_TRUE(std::filesystem::is_regular_file(compiled.path));
+  EXPECT_NE(err.find("iotap: the module is not cached: cannot create "
+                     "'/proc/iotap-module-cache/"),
+            std::string::npos)
+      << err;
+}
+
 ModuleInputs inputs(const TempDir& tapsets, const TempDir& runtime, const TempDir& tree) {
   return {"stap 4.8", {"stap", "-p4"},  "s.stp",        "probe begin {}",
           "",         {tapsets.path()}, runtime.path(), tree.path()};
