@@ -101,6 +101,26 @@ std::string last_lines(const std::string& path, size_t count) {
   return out;
 }
 
+// Why the guest's kernel stopped, when it said so on the console ("Kernel panic - not syncing:
+// softlockup: hung tasks", after "BUG: soft lockup - CPU#0 stuck for 22s! [stapio:158]"); the
+// backtrace after it fills the console's last lines.
+std::string kernel_failure(const std::string& console_log) {
+  std::ifstream in(console_log);
+  std::string bug;
+  std::string panic;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t at = line.find("] ");
+    const std::string text = at == std::string::npos ? line : line.substr(at + 2);
+    if (bug.empty() && text.find("BUG: ") != std::string::npos) bug = text;
+    if (panic.empty() && text.starts_with("Kernel panic")) panic = text;
+  }
+  std::string out;
+  if (!bug.empty()) out += "\n  the guest's kernel: " + bug;
+  if (!panic.empty()) out += "\n  the guest's kernel: " + panic;
+  return out;
+}
+
 void concatenate(const std::vector<std::string>& parts, const std::string& into) {
   std::ofstream out(into, std::ios::binary | std::ios::trunc);
   for (const auto& part : parts) {
@@ -560,8 +580,9 @@ VmResult GuestSession::finish() {
                     (qemu_status_.ok()
                          ? ""
                          : " (qemu exited with status " + std::to_string(qemu_status_.code) + ")") +
-                    "\n  qemu said:\n" + last_lines(dir_ / "qemu.log", 6) +
-                    "  last console lines:\n" + last_lines(dir_ / "console.log", 12));
+                    kernel_failure(dir_ / "console.log") + "\n  qemu said:\n" +
+                    last_lines(dir_ / "qemu.log", 6) + "  last console lines:\n" +
+                    last_lines(dir_ / "console.log", 12));
   }
   return result;
 }

@@ -162,10 +162,20 @@ while read -r module options; do
   insmod "$module" $options || iotap_fail "could not load $module"
 done </iotap/modules
 
-# iotap_port NAME: the device node of the virtio-serial port the host named NAME.
+# iotap_port NAME: the device node of the virtio-serial port the host named NAME. The ports
+# appear after virtio_console's insmod returns, and a port's name a moment after the port: on a
+# loaded host, vport0p1 was there without its name ("cat: can't open .../vport0p1/name"), and
+# the run failed. So it waits, up to 10 s, for the name (and the device node) to appear.
 iotap_port() {
-  for port in /sys/class/virtio-ports/*; do
-    [ "$(cat "$port/name")" = "$1" ] && echo "/dev/${port##*/}" && return 0
+  local tries=0
+  while [ "$tries" -lt 200 ]; do
+    for port in /sys/class/virtio-ports/*; do
+      # Its node too: a redirection to a node not made yet would make a plain file instead.
+      [ "$(cat "$port/name" 2>/dev/null)" = "$1" ] && [ -c "/dev/${port##*/}" ] &&
+        echo "/dev/${port##*/}" && return 0
+    done
+    sleep 0.05
+    tries=$((tries + 1))
   done
   return 1
 }
