@@ -153,6 +153,7 @@ double median(std::vector<double> values) {
 
 double median_seconds(const std::vector<Measure>& measures) {
   std::vector<double> seconds;
+  seconds.reserve(measures.size());
   for (const auto& measure : measures) seconds.push_back(measure.seconds);
   return median(seconds);
 }

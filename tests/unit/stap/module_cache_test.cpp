@@ -43,7 +43,7 @@ class ModuleCacheTest : public ::testing::Test {
  protected:
   ModuleCacheTest() { write_file(stap_.bin() / "version", "Systemtap 4.8 (fake)\n"); }
 
-  CompileRequest request(const TempDir& work) const {
+  [[nodiscard]] CompileRequest request(const TempDir& work) const {
     CompileRequest request{
         "probe begin { x = 5 }\n", "user/script.stp", "", "", work.path(), {}, "", {}};
     request.module_cache_dir = cache_.path();
