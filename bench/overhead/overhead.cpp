@@ -102,12 +102,13 @@ std::string events_module(const TempDir& work) {
                                      BLOCK_HASHER,
                                      {},
                                      stap::module_cache_dir(data_paths().cache + "/modules")};
-  if (auto cached = stap::cached_module(request)) {
+  const std::string key = stap::module_key(request);
+  if (auto cached = stap::cached_module(request, key)) {
     say("events.stp: module from cache");
     return cached->path;
   }
   say("compiling events.stp for " + std::string(config::kGuestKernel));
-  return stap::compile_module(request).path;
+  return stap::compile_module(request, key).path;
 }
 
 // One tracer's or build's line of a round.

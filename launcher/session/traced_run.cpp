@@ -183,7 +183,8 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                traced_block_hasher(prepared.markers.exe),
                                stap::compile_words(script.stap_options),
                                stap::module_cache_dir(data_paths().cache + "/modules")};
-  if (auto cached = stap::cached_module(request)) {
+  const std::string key = stap::module_key(request);
+  if (auto cached = stap::cached_module(request, key)) {
     sinks.status(script_name + ": module from cache (kernel " + result.kernel_release + ")");
     return *std::move(cached);
   }
@@ -194,7 +195,7 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                      : ""));
   stap::CompiledModule module;
   try {
-    module = stap::compile_module(request);
+    module = stap::compile_module(request, key);
   } catch (const UserError& error) {
     // stap's lines stay; iotap adds why a kernel probe did not resolve, when it knows.
     const std::string why = stap::explain_probe_failure(

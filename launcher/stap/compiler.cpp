@@ -70,11 +70,6 @@ void write_tapset_paths(const CompileRequest& request) {
   write_file(dir + "/iotap_paths.stpm", tapset_paths_text(request));
 }
 
-bool uses_module_cache(const CompileRequest& request) {
-  return !request.module_cache_dir.empty() &&
-         std::ranges::find(request.stap_options, "-v") == request.stap_options.end();
-}
-
 // stap's version line: a new SystemTap (its tapsets, its translator) makes new modules.
 std::string stap_version() {
   const Captured result = capture({"stap", "-V"});
@@ -82,7 +77,17 @@ std::string stap_version() {
   return std::string(text.substr(0, text.find('\n')));
 }
 
+std::string module_path_in(const std::string& work_dir) {
+  return work_dir + "/iotap.ko";
+}
+
+}  // namespace
+
 std::string module_key(const CompileRequest& request) {
+  if (request.module_cache_dir.empty() ||
+      std::ranges::find(request.stap_options, "-v") != request.stap_options.end() ||
+      find_in_path("stap").empty())
+    return {};
   std::vector<std::string> argv = stap_argv(request);
   // The work dir is new each run; the module does not depend on where it was.
   for (auto& word : argv) {
@@ -93,16 +98,9 @@ std::string module_key(const CompileRequest& request) {
                            request.kernel_release});
 }
 
-std::string module_path_in(const std::string& work_dir) {
-  return work_dir + "/iotap.ko";
-}
-
-}  // namespace
-
-std::optional<CompiledModule> cached_module(const CompileRequest& request) {
-  if (!uses_module_cache(request) || find_in_path("stap").empty()) return std::nullopt;
-  const std::optional<CachedModule> cached =
-      ModuleCache(request.module_cache_dir).find(module_key(request));
+std::optional<CompiledModule> cached_module(const CompileRequest& request, const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  const std::optional<CachedModule> cached = ModuleCache(request.module_cache_dir).find(key);
   if (!cached) return std::nullopt;
   // A link, not the entry's own path: eviction by another run may remove the entry meanwhile.
   const std::string module = module_path_in(request.work_dir);
@@ -114,7 +112,7 @@ std::optional<CompiledModule> cached_module(const CompileRequest& request) {
   return CompiledModule{module, cached->compiled_script_path, true};
 }
 
-CompiledModule compile_module(const CompileRequest& request) {
+CompiledModule compile_module(const CompileRequest& request, const std::string& key) {
   if (find_in_path("stap").empty())
     throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
   const std::string script = script_copy_path(request.work_dir);
@@ -144,10 +142,9 @@ CompiledModule compile_module(const CompileRequest& request) {
   }
   if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings
   CompiledModule compiled{module_path_in(request.work_dir), script, false};
-  if (uses_module_cache(request)) {
+  if (!key.empty()) {
     try {
-      ModuleCache(request.module_cache_dir)
-          .store(module_key(request), {compiled.path, script, diagnostics});
+      ModuleCache(request.module_cache_dir).store(key, {compiled.path, script, diagnostics});
     } catch (const UserError& error) {
       // The run goes on; only the next one is slower.
       std::fprintf(stderr, "iotap: the module is not cached: %s\n", error.what());

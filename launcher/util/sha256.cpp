@@ -1,8 +1,11 @@
 #include "iotap/util/sha256.h"
 
 #include <openssl/evp.h>
+#include <sys/stat.h>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -35,6 +38,14 @@ Sha256& Sha256::update_file(const std::string& path) {
     update(std::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
   }
   return *this;
+}
+
+uint64_t Sha256::update_file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw UserError("cannot read '" + path + "': " + std::strerror(errno));
+  update(path).update(std::to_string(st.st_size)).update(std::to_string(st.st_mtim.tv_sec));
+  return static_cast<uint64_t>(st.st_size);
 }
 
 std::string Sha256::hex() {

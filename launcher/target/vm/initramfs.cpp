@@ -135,12 +135,7 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
   }
   inputs.insert(inputs.end(), modules.begin(), modules.end());
   inputs.push_back(stapio_drain);
-  for (const auto& input : inputs) {
-    struct stat st {};
-    if (::stat(input.c_str(), &st) != 0)
-      throw UserError("cannot read '" + input + "': " + std::strerror(errno));
-    key.update(input).update(std::to_string(st.st_size)).update(std::to_string(st.st_mtim.tv_sec));
-  }
+  for (const auto& input : inputs) key.update_file_identity(input);
   std::string path = cache_dir + "/initramfs-base-" + key.hex().substr(0, 16) + ".cpio";
   if (::access(path.c_str(), R_OK) == 0) return path;
 

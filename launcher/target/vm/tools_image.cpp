@@ -1,11 +1,8 @@
 #include "iotap/target/tools_image.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -23,13 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kImageFormat = "iotap tools image 1";
 constexpr uint64_t kMiB = uint64_t{1} << 20;
-
-uint64_t file_size(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw UserError("cannot read '" + path + "': " + std::strerror(errno));
-  return static_cast<uint64_t>(st.st_size);
-}
 
 // The launcher: the program with its libraries first on the loader's path.
 std::string launcher(const std::string& program, const std::set<std::string>& library_dirs) {
@@ -58,14 +48,7 @@ std::string tools_image(const std::vector<std::string>& programs, const std::str
   Sha256 key;
   key.update(kImageFormat);
   uint64_t bytes = 0;
-  for (const auto& file : files) {
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0)
-      throw UserError("cannot read '" + file + "': " + std::strerror(errno));
-    key.update(file).update(" ").update(std::to_string(st.st_size)).update(" ");
-    key.update(std::to_string(st.st_mtim.tv_sec)).update("\n");
-    bytes += file_size(file);
-  }
+  for (const auto& file : files) bytes += key.update_file_identity(file);
   std::string image = cache_dir + "/tools-" + key.hex().substr(0, 16) + ".img";
   if (::access(image.c_str(), R_OK) == 0) return image;
 

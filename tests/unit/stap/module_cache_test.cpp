@@ -32,6 +32,14 @@ constexpr const char* kLoggingStap =
     "echo \"WARNING: Eliding assignment to 'x': operator '=' at $2:1:15\" >&2\n"
     "cp \"$2\" iotap.ko\n";
 
+// A run's two steps, as traced_run takes them: the key once, the cache, then stap.
+std::optional<CompiledModule> look_up(const CompileRequest& request) {
+  return cached_module(request, module_key(request));
+}
+CompiledModule compile(const CompileRequest& request) {
+  return compile_module(request, module_key(request));
+}
+
 int lines_in(const std::string& path) {
   std::ifstream in(path);
   int lines = 0;
@@ -54,10 +62,10 @@ class ModuleCacheTest : public ::testing::Test {
   // Compiles `first` (a miss), then looks up `second` in another work dir.
   std::optional<CompiledModule> compile_then_look_up(const CompileRequest& first,
                                                      CompileRequest second) {
-    EXPECT_FALSE(cached_module(first).has_value());
-    compile_module(first);
+    EXPECT_FALSE(look_up(first).has_value());
+    compile(first);
     second.work_dir = other_work_.path();
-    return cached_module(second);
+    return look_up(second);
   }
 
   FakeStap stap_{kLoggingStap};
@@ -69,13 +77,13 @@ class ModuleCacheTest : public ::testing::Test {
 TEST_F(ModuleCacheTest, ASecondRunFindsTheModuleAndShowsItsWarningsAgain) {
   const CompileRequest first = request(work_);
   ::testing::internal::CaptureStderr();
-  const CompiledModule compiled = compile_module(first);
+  const CompiledModule compiled = compile(first);
   const std::string compile_warnings = ::testing::internal::GetCapturedStderr();
   EXPECT_FALSE(compiled.from_cache);
   EXPECT_EQ(compiled.compiled_script_path, script_copy_path(work_.path()));
 
   ::testing::internal::CaptureStderr();
-  const std::optional<CompiledModule> hit = cached_module(request(other_work_));
+  const std::optional<CompiledModule> hit = look_up(request(other_work_));
   const std::string hit_warnings = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(hit.has_value());
   EXPECT_TRUE(hit->from_cache);
@@ -96,22 +104,22 @@ TEST_F(ModuleCacheTest, TheScriptItsArgumentsAndStapsOptionsAreInTheKey) {
 
   CompileRequest other_args = request(work_);
   other_args.script_args = {"vda"};
-  EXPECT_FALSE(cached_module(other_args).has_value());
+  EXPECT_FALSE(look_up(other_args).has_value());
 
   CompileRequest other_option = request(work_);
   other_option.stap_options = {"-D", "MAXACTION=10000"};
-  EXPECT_FALSE(cached_module(other_option).has_value());
+  EXPECT_FALSE(look_up(other_option).has_value());
 
   CompileRequest other_kernel = request(work_);
   other_kernel.kernel_release = "6.1.0-99-fake";
-  EXPECT_FALSE(cached_module(other_kernel).has_value());
+  EXPECT_FALSE(look_up(other_kernel).has_value());
   EXPECT_EQ(compiles(), 1);
 }
 
 TEST_F(ModuleCacheTest, ANewStapVersionMisses) {
   ASSERT_TRUE(compile_then_look_up(request(work_), request(work_)).has_value());
   write_file(stap_.bin() / "version", "Systemtap 4.9 (fake)\n");
-  EXPECT_FALSE(cached_module(request(other_work_)).has_value());
+  EXPECT_FALSE(look_up(request(other_work_)).has_value());
 }
 
 // A traced program rebuilt has its probes elsewhere: the module compiled against the old one
@@ -125,7 +133,7 @@ TEST_F(ModuleCacheTest, AProgramTheScriptNamesByPathIsInTheKeyByItsTime) {
   ASSERT_TRUE(compile_then_look_up(first, first).has_value());
 
   fs::last_write_time(program, fs::last_write_time(program) + std::chrono::seconds(5));
-  EXPECT_FALSE(cached_module(first).has_value());
+  EXPECT_FALSE(look_up(first).has_value());
 }
 
 TEST_F(ModuleCacheTest, TheBlockHasherTheTapsetProbesIsInTheKey) {
@@ -138,26 +146,26 @@ TEST_F(ModuleCacheTest, TheBlockHasherTheTapsetProbesIsInTheKey) {
 
   CompileRequest elsewhere = first;
   elsewhere.block_hasher_exe = programs / "other_block_hasher";
-  EXPECT_FALSE(cached_module(elsewhere).has_value());
+  EXPECT_FALSE(look_up(elsewhere).has_value());
   fs::last_write_time(hasher, fs::last_write_time(hasher) + std::chrono::seconds(5));
-  EXPECT_FALSE(cached_module(first).has_value());
+  EXPECT_FALSE(look_up(first).has_value());
 }
 
 // -v asks to see stap's passes: they are only seen when stap runs.
 TEST_F(ModuleCacheTest, WithStapsVerboseOptionStapAlwaysRuns) {
   CompileRequest verbose = request(work_);
   verbose.stap_options = {"-v"};
-  compile_module(verbose);
+  compile(verbose);
   verbose.work_dir = other_work_.path();
-  EXPECT_FALSE(cached_module(verbose).has_value());
+  EXPECT_FALSE(look_up(verbose).has_value());
 }
 
 TEST_F(ModuleCacheTest, NoCacheDirMeansNoCache) {
   CompileRequest uncached = request(work_);
   uncached.module_cache_dir.clear();
-  compile_module(uncached);
+  compile(uncached);
   EXPECT_TRUE(fs::is_empty(cache_.path()));
-  EXPECT_FALSE(cached_module(uncached).has_value());
+  EXPECT_FALSE(look_up(uncached).has_value());
 }
 
 // A cache that cannot be written (a read-only place, a full disk) costs the next run its speed,
@@ -166,7 +174,7 @@ TEST_F(ModuleCacheTest, ACacheThatCannotBeWrittenIsAWarningAndTheRunGoesOn) {
   CompileRequest request = this->request(work_);
   request.module_cache_dir = "/proc/iotap-module-cache";  // not a place a directory can be made
   ::testing::internal::CaptureStderr();
-  const CompiledModule compiled = compile_module(request);
+  const CompiledModule compiled = compile(request);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(compiled.path, work_ / "iotap.ko");
   EXPECT_TRUE(std::filesystem::is_regular_file(compiled.path));

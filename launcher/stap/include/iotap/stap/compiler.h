@@ -49,13 +49,17 @@ std::string tapset_paths_dir(const std::string& work_dir);
 // ARGS...`. The `--` keeps a script argument that starts with '-' from being read as an option.
 std::vector<std::string> stap_argv(const CompileRequest& request);
 
-// The module compiled earlier from the same inputs, linked into the work dir, when the module
-// cache has it; stap's warnings from then are printed again. None with stap's -v (it asks to
-// see stap's passes).
-std::optional<CompiledModule> cached_module(const CompileRequest& request);
+// The request's key in the module cache (module_cache.h), computed once per run: it runs
+// `stap -V` and reads the tapsets. Empty when the module cache is not used: no cache dir, stap's
+// -v (it asks to see stap's passes), or no stap.
+std::string module_key(const CompileRequest& request);
 
-// Runs stap and keeps the module in the module cache; throws UserError with stap's own
-// diagnostics.
-CompiledModule compile_module(const CompileRequest& request);
+// The module compiled earlier under `key`, linked into the work dir, when the module cache has
+// it; stap's warnings from then are printed again. None for an empty key.
+std::optional<CompiledModule> cached_module(const CompileRequest& request, const std::string& key);
+
+// Runs stap and, under a non-empty `key`, keeps the module in the module cache; throws UserError
+// with stap's own diagnostics.
+CompiledModule compile_module(const CompileRequest& request, const std::string& key = {});
 
 }  // namespace iotap::stap

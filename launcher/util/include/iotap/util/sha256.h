@@ -1,5 +1,6 @@
 #pragma once
 // SHA-256 through OpenSSL, for cache keys.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,10 @@ class Sha256 {
   Sha256& update(std::string_view bytes);
   // Adds a file's bytes.
   Sha256& update_file(const std::string& path);
+  // Adds a file by path, size and modification time (seconds; symlinks followed): how a cache
+  // key names an input that changes only with its package. Returns the file's size. Throws
+  // UserError when the file cannot be read.
+  uint64_t update_file_identity(const std::string& path);
   [[nodiscard]] std::string hex();
 
  private:
