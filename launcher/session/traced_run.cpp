@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include "iotap/config.h"
 #include "iotap/session/program_output.h"
@@ -228,11 +229,12 @@ void show_guest_status(std::string_view phrase, const PreparedRun& prepared,
   sinks.status("running " + shown);
 }
 
-void run_on_vm(const std::string& module, const TracedScript& script, const TargetOptions& options,
-               const PreparedRun& prepared, stap::StapStderr& stderr_filter,
-               TracedRunResult& result, const TracedRunSinks& sinks) {
+void run_on_vm(const std::function<std::string()>& build_module, const TracedScript& script,
+               const TargetOptions& options, const PreparedRun& prepared,
+               stap::StapStderr& stderr_filter, TracedRunResult& result,
+               const TracedRunSinks& sinks) {
   vm::VmRun run;
-  run.module_path = module;
+  run.build_module = build_module;
   run.kernel_symbols = script.kernel_symbols;
   run.stack = prepared.stack;
   run.memory_mib = options.memory_mib;
@@ -309,8 +311,6 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   if (prepared.stack) result.top_device = prepared.stack->top_path();
 
   TempDir work("iotap-run");
-  const stap::CompiledModule module = compile_script(script, prepared, work, result, sinks);
-
   stap::StapStderr stderr_filter(
       [&sinks](std::string_view line) {
         if (sinks.diagnostic) {
@@ -322,13 +322,19 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
       [prefix = program_output_prefix(prepared.markers.exe.value_or(""))](std::string_view line) {
         print_program_line(prefix, line);  // the program's stderr (session/program_output.h)
       });
-  // The module's run-time errors name the script as it was compiled.
-  stderr_filter.name_script(module.compiled_script_path, script.path);
+  const auto compile = [&] {
+    const stap::CompiledModule module = compile_script(script, prepared, work, result, sinks);
+    // The module's run-time errors name the script as it was compiled.
+    stderr_filter.name_script(module.compiled_script_path, script.path);
+    return module.path;
+  };
   const auto run_start = Clock::now();
   if (prepared.vm) {
-    run_on_vm(module.path, script, options, prepared, stderr_filter, result, sinks);
+    // A guest booted for the run boots while the script compiles.
+    run_on_vm(compile, script, options, prepared, stderr_filter, result, sinks);
   } else {
-    run_locally(module.path, script, options, prepared, stderr_filter, result, sinks);
+    const std::string module = compile();
+    run_locally(module, script, options, prepared, stderr_filter, result, sinks);
   }
   stderr_filter.flush();
   result.run_seconds = seconds_since(run_start);

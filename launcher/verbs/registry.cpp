@@ -22,6 +22,7 @@ std::span<const Verb> all() {
       Verb{"compare", "two attributions (or recordings) side by side, differences marked", compare},
       Verb{"run", "compile and run a .stp script against a program (-c) or a pid (-x)", run},
       Verb{"probes", "list a binary's USDT probes with their argument sizes", probes},
+      Verb{"guest", "keep one guest running for many --target vm runs (IOTAP_GUEST)", guest},
   };
   return kVerbs;
 }

@@ -43,8 +43,9 @@ same boot, so KASLR and modules are right). This happens when the script calls b
 Ctrl-C stops the run: once the script runs, its end probes still run and their output still
 arrives; before that (compile, boot, stack building) iotap stops at once and prints nothing.
 iotap exits with the -c program's exit status (128 + the signal when stopped: 130 after
-Ctrl-C, 143 after SIGTERM). --timeout counts from the guest's start, boot and stack included;
-without it, a guest that has not started the run after 300 s is taken for hung.
+Ctrl-C, 143 after SIGTERM). --timeout counts from the end of the compile (the guest boots
+meanwhile), boot and stack included; without it, a guest that has not started the run 300 s
+after that is taken for hung.
 
 stap's options: -D, -G, -g, -v, -T, --all-modules and --suppress-time-limits are passed on (-G
 when staprun loads the module, -v to staprun too). -c, -x and -o mean what they mean to stap.

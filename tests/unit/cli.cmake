@@ -153,11 +153,18 @@ iotap_cli_test(cli_run_stack_error_two_members 2 "iotap: --stack: error takes at
 iotap_cli_test(cli_run_stack_non_ascii 2 "iotap: --stack: unexpected character 'é' [^\n]* at column 15:\n    raid0\\(ram\\*2, délay\\(ram, 5ms\\)\\)\n                  \\^"
   ${vm_run} --stack "raid0(ram*2, délay(ram, 5ms))")
 
-# Naming kernel addresses on the host from the target's kallsyms, and the framed block the
-# guest sends it in.
+# Naming kernel addresses on the host from the target's kallsyms, the framed block the guest
+# sends it in, and the marker that ends a run's streams.
 iotap_unit_test(symbols_test
   SOURCES symbols/kernel_symbols_test.cpp target/leading_block_test.cpp
+          target/stream_end_test.cpp
   LIBS iotap_symbols iotap_target)
+
+# iotap guest: its usage errors, before anything boots.
+iotap_cli_test(cli_guest_no_action 2 "^iotap: iotap guest needs an action: start, stop or status\n$" guest)
+iotap_cli_test(cli_guest_unknown_action 2 "^iotap: iotap guest: unknown action 'begin'" guest begin)
+iotap_cli_test(cli_guest_stop_none 2 "^iotap: no guest runs at /nonexistent/iotap-guest;" guest stop --dir /nonexistent/iotap-guest)
+iotap_cli_test(cli_guest_status_none 1 "^no guest runs at /nonexistent/iotap-guest\n$" guest status --dir /nonexistent/iotap-guest)
 
 # `iotap help VERB` shows that verb's help, as `iotap VERB --help` does.
 iotap_cli_test(cli_help_verb 0 "^usage: iotap run SCRIPT.stp.*--stack SPEC grammar" help run)

@@ -44,5 +44,7 @@ foreach(test_name IN LISTS installcheck_tests)
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;${command}" -DEXPECT_EXIT=0
                    "-DEXPECT_REGEX=${regex}" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectExit.cmake"
            WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(${test_name} PROPERTIES LABELS vm RESOURCE_LOCK guest TIMEOUT 900)
+  set_tests_properties(${test_name} PROPERTIES LABELS vm RESOURCE_LOCK guest TIMEOUT 900
+                                               FIXTURES_REQUIRED vm_guest
+                                               ENVIRONMENT IOTAP_GUEST=${IOTAP_TEST_GUEST_DIR})
 endforeach()

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -55,10 +56,16 @@ TEST_F(LatencyTest, OnTheDelayedStackReadingDominates) {
   EXPECT_NE(std::find(stack.begin(), stack.end(), "blkdev_read_iter"), stack.end()) << stack.dump();
   EXPECT_NE(std::find(stack.begin(), stack.end(), "__x64_sys_pread64"), stack.end())
       << stack.dump();
-  // The main thread waits for the workers in pthread_join: a futex, one thread.
+  // The main thread waits for the workers in pthread_join: a futex, for the whole run, so at
+  // least one delayed read long. A worker may wait briefly on one of glibc's own locks as it
+  // starts (seen once in CI: a second thread), so the test asks that one thread holds nearly all.
   const json* lock = reason(result, "Userspace lock contention");
   ASSERT_NE(lock, nullptr) << result.dump(2);
-  EXPECT_EQ((*lock)["threads"].size(), 1U);
+  std::int64_t longest_us = 0;
+  for (const auto& thread : (*lock)["threads"])
+    longest_us = std::max(longest_us, thread["total_us"].get<std::int64_t>());
+  EXPECT_GE(longest_us, 50000) << lock->dump(2);
+  EXPECT_GE(longest_us * 10, (*lock)["total_us"].get<std::int64_t>() * 9) << lock->dump(2);
   EXPECT_EQ(result["unfinished_sleeps"], 0);
 }
 

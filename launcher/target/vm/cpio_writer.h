@@ -1,9 +1,9 @@
 #pragma once
 // Writes the kernel's initramfs format (cpio "newc", see the kernel's
 // Documentation/driver-api/early-userspace/buffer-format.rst) straight from a list of entries,
-// with no staging tree. Timestamps and owners are fixed, so equal inputs give equal bytes.
-// The kernel unpacks concatenated archives in order, which is how a cached base image and a
-// per-run part are combined.
+// with no staging tree. Timestamps and owners are fixed, so equal inputs give equal bytes. The
+// guest boots the cached base image and unpacks each run's files, a second archive, with
+// busybox's cpio.
 #include <cstdint>
 #include <fstream>
 #include <set>

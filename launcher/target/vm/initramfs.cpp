@@ -3,10 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "iotap/config.h"
@@ -23,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the layout of the base image changes, so old cached images are not reused.
-constexpr std::string_view kBaseFormat = "iotap-base-4";
+constexpr std::string_view kBaseFormat = "iotap-base-5";
 
 // Where init.sh preloads stapio_drain.so from (data_paths.h).
 constexpr const char* kGuestStapioDrain = "/lib/iotap/stapio_drain.so";
@@ -75,6 +78,11 @@ const std::vector<std::string>& stack_module_names() {
   return kNames;
 }
 
+const std::vector<std::string>& channel_module_names() {
+  static const std::vector<std::string> kNames{"virtio_pci", "virtio_console"};
+  return kNames;
+}
+
 void InitramfsBuilder::add_host_path(const std::string& host_path) {
   // Walk the path component by component; a symlink found on the way is recorded as a
   // symlink and the walk continues from its target.
@@ -107,7 +115,8 @@ void InitramfsBuilder::add_host_path(const std::string& host_path) {
       if (!S_ISDIR(st.st_mode)) throw UserError("'" + next.string() + "' is not a directory");
       cpio_.add_directory(next.string());
     } else if (S_ISREG(st.st_mode)) {
-      cpio_.add_host_file(next.string(), next.string(), st.st_mode & 07777);
+      if (left_out_ == nullptr || !left_out_->contains(next.string()))
+        cpio_.add_host_file(next.string(), next.string(), st.st_mode & 07777);
     } else {
       throw UserError("cannot add '" + host_path + "' to the guest: not a regular file");
     }
@@ -119,8 +128,42 @@ void InitramfsBuilder::add_program(const std::string& host_path) {
   for (const auto& dependency : runtime_dependencies(host_path)) add_host_path(dependency);
 }
 
-std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_dir) {
+// The libraries of iotap's own workloads (block_hasher, io_replayer): most runs' programs, whose
+// libraries (OpenSSL's libcrypto, libstdc++) would otherwise make up most of each run's files.
+// The binaries themselves change with every build and stay in the runs' files.
+std::vector<std::string> workload_libraries() {
+  std::vector<std::string> libraries;
+  for (const char* name : {"block_hasher", "io_replayer"}) {
+    for (const fs::path& candidate : {fs::path(data_paths().workloads) / name / name,
+                                      fs::path(data_paths().workloads) / name}) {
+      if (!is_executable_file(candidate.string())) continue;
+      for (const auto& library : runtime_dependencies(candidate.string()))
+        libraries.push_back(library);
+      break;
+    }
+  }
+  return libraries;
+}
+
+// Old images (another kernel, an older init.sh or tool) are kept for a while: a run that chose
+// one a moment ago may not have started qemu on it yet. Past the newest few, they go.
+void evict_old_images(const std::string& cache_dir) {
+  constexpr size_t kKept = 3;
+  std::vector<std::pair<fs::file_time_type, fs::path>> images;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("initramfs-base-") || !name.ends_with(".cpio")) continue;
+    images.emplace_back(entry.last_write_time(ec), entry.path());
+  }
+  if (images.size() <= kKept) return;
+  std::sort(images.begin(), images.end(), std::greater<>());
+  for (size_t i = kKept; i < images.size(); ++i) fs::remove(images[i].second, ec);
+}
+
+BaseImage base_initramfs(const GuestKernel& kernel, const std::string& cache_dir) {
   const auto programs = base_programs();
+  const auto libraries = workload_libraries();
   const auto modules = kernel.module_load_order(stack_module_names());
   const std::string init = data_paths().guest_init;
   const std::string stapio_drain = data_paths().stapio_drain;
@@ -133,11 +176,19 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
   for (const auto& program : programs) {
     for (const auto& dependency : runtime_dependencies(program)) inputs.push_back(dependency);
   }
+  inputs.insert(inputs.end(), libraries.begin(), libraries.end());
   inputs.insert(inputs.end(), modules.begin(), modules.end());
   inputs.push_back(stapio_drain);
   for (const auto& input : inputs) key.update_file_identity(input);
-  std::string path = cache_dir + "/initramfs-base-" + key.hex().substr(0, 16) + ".cpio";
-  if (::access(path.c_str(), R_OK) == 0) return path;
+  BaseImage image;
+  image.path = cache_dir + "/initramfs-base-" + key.hex().substr(0, 16) + ".cpio";
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    const fs::path resolved = fs::canonical(input, ec);
+    if (!ec) image.host_files.insert(resolved.string());
+  }
+  const std::string& path = image.path;
+  if (::access(path.c_str(), R_OK) == 0) return image;
 
   std::error_code ec;
   fs::create_directories(cache_dir, ec);
@@ -147,17 +198,24 @@ std::string base_initramfs(const GuestKernel& kernel, const std::string& cache_d
   {
     InitramfsBuilder builder(partial);
     for (const auto& program : programs) builder.add_program(program);
+    for (const auto& library : libraries) builder.add_host_path(library);
     for (const auto& module : modules) builder.add_host_path(module);
     for (const char* mount_point : {"/proc", "/sys", "/dev", "/tmp", "/run", "/iotap"})
       builder.add_directory(mount_point);
     builder.add_file("/init", read_file(init), 0755);
     builder.add_directory("/lib/iotap");
     builder.add_file(kGuestStapioDrain, read_file(stapio_drain), 0755);
+    // What init.sh loads before the run's files can come: the virtio-serial ports.
+    std::string channel_modules;
+    for (const auto& module : kernel.module_load_order(channel_module_names()))
+      channel_modules += module + "\n";
+    builder.add_file("/lib/iotap/channel-modules", channel_modules);
     builder.finish();
   }
   fs::rename(partial, path, ec);
   if (ec) throw UserError("cannot write '" + path + "': " + ec.message());
-  return path;
+  evict_old_images(cache_dir);
+  return image;
 }
 
 }  // namespace iotap::vm

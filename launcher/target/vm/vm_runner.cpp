@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,13 +16,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include "iotap/config.h"
 #include "iotap/target/elf_dependencies.h"
+#include "iotap/target/shared_guest.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -32,18 +35,18 @@
 #include "vm/accelerator.h"
 #include "vm/control_protocol.h"
 #include "vm/guest_channels.h"
+#include "vm/guest_logs.h"
 #include "vm/initramfs.h"
 #include "vm/kernel.h"
 #include "vm/leading_block.h"
+#include "vm/qemu_command.h"
+#include "vm/stream_end.h"
 
 namespace iotap::vm {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// What the guest loads before anything else: the virtio-serial ports the run's output uses.
-constexpr std::array<const char*, 2> kChannelModules{"virtio_pci", "virtio_console"};
 
 // A guest that was asked to stop but has not powered off by then is killed.
 constexpr auto kStopGrace = std::chrono::seconds(20);
@@ -52,8 +55,6 @@ constexpr auto kStopGrace = std::chrono::seconds(20);
 // killed, with or without --timeout. Under TCG on a loaded host, boot and stack take 5-30 s.
 constexpr auto kStartDeadline = std::chrono::seconds(300);
 
-// The unix sockets iotap listens on in its temp dir, one per guest channel (qemu_command).
-constexpr std::array<const char*, 3> kSocketNames{"out", "ctl", "err"};
 constexpr const char* kTempPrefix = "iotap-vm";
 
 // Guest memory, measured with this kernel under TCG: the kernel and its tables take about 64 MiB,
@@ -87,20 +88,6 @@ uint64_t file_size_or_zero(const std::string& path) {
   return ec ? 0 : size;
 }
 
-std::string last_lines(const std::string& path, size_t count) {
-  std::ifstream in(path);
-  std::deque<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-    if (lines.size() > count) lines.pop_front();
-  }
-  std::string out;
-  for (const auto& kept : lines) out += "    " + kept + "\n";
-  return out;
-}
-
 // Why the guest's kernel stopped, when it said so on the console ("Kernel panic - not syncing:
 // softlockup: hung tasks", after "BUG: soft lockup - CPU#0 stuck for 22s! [stapio:158]"); the
 // backtrace after it fills the console's last lines.
@@ -119,15 +106,6 @@ std::string kernel_failure(const std::string& console_log) {
   if (!bug.empty()) out += "\n  the guest's kernel: " + bug;
   if (!panic.empty()) out += "\n  the guest's kernel: " + panic;
   return out;
-}
-
-void concatenate(const std::vector<std::string>& parts, const std::string& into) {
-  std::ofstream out(into, std::ios::binary | std::ios::trunc);
-  for (const auto& part : parts) {
-    std::ifstream in(part, std::ios::binary);
-    out << in.rdbuf();
-  }
-  if (!out) throw UserError("cannot write '" + into + "' (disk full?)");
 }
 
 // A run.conf line the guest's shell sources and then splits at spaces. The words are checked
@@ -175,9 +153,9 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/iotap.ko", run.module_path.empty() ? "" : read_file(run.module_path));
   std::string modules;
   std::string stack_script;
-  std::vector<std::string> module_names(kChannelModules.begin(), kChannelModules.end());
-  if (run.stack)
-    module_names.insert(module_names.end(), run.stack->modules.begin(), run.stack->modules.end());
+  // The channel modules are loaded at boot (initramfs.h); the guest skips a module it has.
+  std::vector<std::string> module_names;
+  if (run.stack) module_names = run.stack->modules;
   if (!run.tools_image.empty()) module_names.emplace_back("virtio_blk");
   {
     for (const auto& ko : kernel.module_load_order(module_names)) {
@@ -208,65 +186,12 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   for (const auto& file : run.files) image.add_host_path(file);
 }
 
-std::vector<std::string> qemu_command(const std::string& qemu, const GuestKernel& kernel,
-                                      const VmRun& run, const TempDir& dir,
-                                      const std::string& initrd) {
-  const bool kvm = host_accelerator() == Accelerator::kKvm;
-  std::vector<std::string> argv{
-      qemu, "-machine", "q35", "-accel", kvm ? "kvm" : "tcg", "-cpu", kvm ? "host" : "max", "-smp",
-      std::to_string(run.cpus), "-m", std::to_string(run.memory_mib), "-nodefaults",
-      "-no-user-config", "-display", "none", "-no-reboot", "-kernel", kernel.image, "-initrd",
-      initrd,
-      // no_timer_check: on a loaded host, software emulation can
-      // miss the IO-APIC timer check's deadline and panic the boot.
-      // softlockup_panic: a CPU stuck in the kernel for 20 s (seen once: both CPUs in stapio,
-      // 300 s, until the test's timeout) panics the guest, and the run fails with the console's
-      // last lines, instead of hanging until someone kills it.
-      "-append", "console=ttyS0 quiet panic=-1 no_timer_check softlockup_panic=1", "-serial",
-      "file:" + (dir / "console.log"), "-chardev", "socket,id=ctl,path=" + (dir / "ctl"), "-serial",
-      "chardev:ctl", "-device", "virtio-serial-pci,id=vser"};
-  // The run's output goes over virtio-serial: a UART is far too slow for event streams.
-  int port_number = 1;
-  for (const char* port : {"out", "err"}) {
-    argv.insert(argv.end(),
-                {"-chardev", std::string("socket,id=") + port + ",path=" + (dir / port), "-device",
-                 "virtserialport,bus=vser.0,nr=" + std::to_string(port_number++) +
-                     ",chardev=" + port + ",name=org.iotap." + port});
-  }
-  if (run.stack) {
-    for (const auto& disk : run.stack->virtio_disks) {
-      const std::string image = dir / (disk.drive_id + ".img");
-      { std::ofstream create(image, std::ios::binary); }
-      fs::resize_file(image, disk.size_bytes);  // sparse: costs no disk until written
-      std::string drive = "file=" + image + ",if=none,id=" + disk.drive_id + ",format=raw";
-      if (disk.iops != 0) drive += ",throttling.iops-total=" + std::to_string(disk.iops);
-      if (disk.bps != 0) drive += ",throttling.bps-total=" + std::to_string(disk.bps);
-      argv.insert(argv.end(),
-                  {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
-    }
-  }
-  if (!run.tools_image.empty()) {
-    argv.insert(argv.end(),
-                {"-drive", "file=" + run.tools_image + ",if=none,id=tools,format=raw,readonly=on",
-                 "-device", "virtio-blk-pci,drive=tools,serial=iotap-tools"});
-  }
-  return argv;
-}
-
-std::string find_qemu() {
-  std::string qemu = find_in_path("qemu-system-x86_64");
-  if (qemu.empty())
-    throw UserError(
-        "--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
-  return qemu;
-}
-
 void check_socket_paths() {
   // The temp dir's name has this length exactly (its pid is this process's); see qemu_command.
   const std::string dir = TempDir::pattern(kTempPrefix);
   std::string longest;
-  for (const char* name : kSocketNames) {
-    if (std::strlen(name) > longest.size()) longest = name;
+  for (const PortSocket& port : kPortSockets) {
+    if (std::strlen(port.socket) > longest.size()) longest = port.socket;
   }
   const std::string socket = dir + "/" + longest;
   constexpr size_t kMaxPath = sizeof(sockaddr_un::sun_path) - 1;
@@ -289,7 +214,7 @@ void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
   const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
   find_qemu();
   check_socket_paths();
-  uint64_t bytes = file_size_or_zero(base_initramfs(kernel, data_paths().cache));
+  uint64_t bytes = file_size_or_zero(base_initramfs(kernel, data_paths().cache).path);
   for (const auto& program : programs) {
     bytes += file_size_or_zero(program);
     for (const auto& library : runtime_dependencies(program)) bytes += file_size_or_zero(library);
@@ -300,23 +225,15 @@ void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
 
 namespace {
 
-std::string console_tail(const TempDir& dir) {
-  return "\n  last console lines:\n" + last_lines(dir / "console.log", 12);
-}
-
-// The guest image for this run: the cached base (kernel modules, busybox, staprun) and the
-// run's own files, concatenated as the kernel accepts them.
-std::string build_initrd(const VmRun& run, const GuestKernel& kernel, const TempDir& dir) {
-  const std::string base = base_initramfs(kernel, data_paths().cache);
-  {
-    InitramfsBuilder image(dir / "run.cpio");
-    write_run_files(image, run, kernel);
-    image.finish();
-  }
-  std::string initrd = dir / "initrd.cpio";
-  concatenate({base, dir / "run.cpio"}, initrd);
-  check_memory(run.memory_mib, file_size_or_zero(initrd), false);
-  return initrd;
+// The run's files for the guest (guest/init.sh unpacks them at /): a cpio in the run's dir.
+std::string build_run_files(const VmRun& run, const GuestKernel& kernel, const BaseImage& base,
+                            const TempDir& dir) {
+  const std::string path = dir / "run.cpio";
+  InitramfsBuilder image(path);
+  image.leave_out(base.host_files);
+  write_run_files(image, run, kernel);
+  image.finish();
+  return read_file(path);
 }
 
 int milliseconds_until(Clock::time_point deadline) {
@@ -325,19 +242,114 @@ int milliseconds_until(Clock::time_point deadline) {
   return static_cast<int>(std::max<int64_t>(left, 0));
 }
 
-// One booted guest, from qemu's start until it has exited and its channels are drained: the
-// channels' bytes, the control lines, the deadlines and the stop signals.
+// How this run reaches its guest: the four ports, qemu's pid, and where the guest's console
+// log is. A guest booted for the run is iotap's child and powers off after it; a shared guest
+// (shared_guest.h) is neither, and the run ends when the guest has said "exit" and both streams
+// have ended.
+struct GuestLink {
+  GuestPort ctl;
+  GuestPort in;
+  GuestPort out;
+  GuestPort err;
+  std::string log_dir;
+  pid_t pid = -1;
+  bool shared = false;
+  int lock_fd = -1;  // a shared guest's, held for the run
+
+  GuestLink(GuestPort ctl_port, GuestPort in_port, GuestPort out_port, GuestPort err_port)
+      : ctl(std::move(ctl_port)),
+        in(std::move(in_port)),
+        out(std::move(out_port)),
+        err(std::move(err_port)) {}
+  ~GuestLink() {
+    if (lock_fd >= 0) ::close(lock_fd);
+  }
+  GuestLink(const GuestLink&) = delete;
+  GuestLink& operator=(const GuestLink&) = delete;
+  GuestLink(GuestLink&&) = delete;
+  GuestLink& operator=(GuestLink&&) = delete;
+};
+
+GuestPort listen_port(const TempDir& dir, const char* name) {
+  return GuestPort::listen(dir / name);
+}
+
+std::unique_ptr<GuestLink> private_link(const TempDir& dir) {
+  auto link = std::make_unique<GuestLink>(listen_port(dir, "ctl"), listen_port(dir, "in"),
+                                          listen_port(dir, "out"), listen_port(dir, "err"));
+  link->log_dir = dir.path();
+  return link;
+}
+
+// The shared guest IOTAP_GUEST names, when it can take this run; else nullptr, with a status
+// line saying why this run boots its own.
+std::unique_ptr<GuestLink> shared_link(const VmRun& run, const std::string& initrd,
+                                       const VmEvents& events) {
+  const char* env = std::getenv("IOTAP_GUEST");
+  if (env == nullptr || *env == '\0') return nullptr;
+  const std::string dir = fs::absolute(env).lexically_normal().string();
+  const auto info = find_shared_guest(dir);
+  std::string why;
+  if (!info) {
+    why = "no guest runs there (iotap guest start boots one)";
+  } else if (info->memory_mib != run.memory_mib) {
+    why = "it has " + std::to_string(info->memory_mib) + " MiB, the run asks for " +
+          std::to_string(run.memory_mib);
+  } else if (info->cpus != run.cpus) {
+    why = "it has " + std::to_string(info->cpus) + " CPUs, the run asks for " +
+          std::to_string(run.cpus);
+  } else if (run.stack && !run.stack->virtio_disks.empty()) {
+    why = "the stack has virtio disks, which a guest gets at boot";
+  } else if (!run.tools_image.empty()) {
+    why = "the run needs the tools disk, which a guest gets at boot";
+  } else if (info->initrd != initrd) {
+    why = "it booted another guest image (iotap changed since it started)";
+  }
+  const auto decline = [&](const std::string& reason) {
+    events.status("the guest at " + dir + " (IOTAP_GUEST) cannot take this run: " + reason +
+                  "; booting one for it");
+    return nullptr;
+  };
+  if (!why.empty()) return decline(why);
+  const int lock_fd = ::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    if (lock_fd >= 0) ::close(lock_fd);
+    return decline("another run is using it");
+  }
+  try {
+    auto link = std::make_unique<GuestLink>(
+        GuestPort::connect(dir + "/ctl"), GuestPort::connect(dir + "/in"),
+        GuestPort::connect(dir + "/out"), GuestPort::connect(dir + "/err"));
+    link->log_dir = dir;
+    link->pid = info->pid;
+    link->shared = true;
+    link->lock_fd = lock_fd;
+    events.status("running in the guest at " + dir + " (IOTAP_GUEST)");
+    return link;
+  } catch (const std::system_error& error) {
+    ::close(lock_fd);
+    return decline(error.what());
+  }
+}
+
+// One run in a guest, from qemu's start (or the connection to a shared guest) until the run is
+// over and its channels are drained: the run's files going in, the channels' bytes, the control
+// lines, the deadlines and the stop signals.
 class GuestSession {
  public:
-  GuestSession(const VmRun& run, const VmEvents& events, const TempDir& dir);
+  GuestSession(const VmRun& run, const VmEvents& events, GuestLink& link);
   ~GuestSession();
   GuestSession(const GuestSession&) = delete;
   GuestSession& operator=(const GuestSession&) = delete;
   GuestSession(GuestSession&&) = delete;
   GuestSession& operator=(GuestSession&&) = delete;
 
+  // Boots a private guest; a shared one runs already.
   void start(const std::vector<std::string>& qemu_argv);
-  // Serves the channels until qemu has exited and nothing is left to read.
+  // The run's files (and whether they hold a module), for the guest as soon as it listens. The
+  // start deadline and --timeout count from here: the compile may have overlapped the boot.
+  void send_run_files(std::string run_files, bool with_module);
+  // Serves the channels until the run is over and nothing is left to read.
   void serve();
   // The run's result, or the error that ended it.
   VmResult finish();
@@ -345,28 +357,42 @@ class GuestSession {
  private:
   void on_deadline();
   void on_stop_signal();
-  void on_readable(ListeningSocket& socket);
+  void on_readable(GuestPort& port);
+  void on_writable();
+  void send_run_request();
   void on_control_line(std::string_view text);
   void request_stop();
-  void send_stop();
+  void send_stop() const;
+  void kill_guest() const;
+  [[nodiscard]] bool run_over() const;
   [[nodiscard]] int poll_timeout_ms() const;
+  [[nodiscard]] std::string console_tail() const;
 
   const VmRun& run_;
   const VmEvents& events_;
-  const TempDir& dir_;
-  ListeningSocket out_;
-  ListeningSocket ctl_;
-  ListeningSocket err_;
+  GuestLink& link_;
+  std::string run_files_;
+  size_t run_files_sent_ = 0;
+  bool run_files_ready_ = false;
+  bool with_module_ = false;
+  bool run_requested_ = false;
+  // The guest reads its control line: ttyS1 is open. A UART drops what comes before (a
+  // private guest says "booted" once it has opened it; a shared one runs already).
+  bool guest_listens_ = false;
+  std::string end_marker_;
   // The kallsyms block, when asked for, opens the output port; see init.sh.
   LeadingBlock stdout_stream_;
+  StreamEnd out_end_;
+  StreamEnd err_end_;
   LineSplitter ctl_lines_;
   GuestReport report_;
-  pid_t pid_ = -1;
   int pidfd_ = -1;
   bool qemu_running_ = false;
+  bool qemu_is_child_ = false;
   ExitStatus qemu_status_;
-  // --timeout counts from qemu's start: a guest that hangs while booting or building the stack
-  // is stopped by it too. kStartDeadline bounds that part when there is no --timeout.
+  // --timeout counts from the run's files being ready: a guest that hangs while booting or
+  // building the stack is stopped by it too. kStartDeadline bounds that part when there is no
+  // --timeout.
   Clock::time_point start_deadline_;
   std::optional<Clock::time_point> run_deadline_;
   std::optional<Clock::time_point> running_since_;
@@ -379,29 +405,51 @@ class GuestSession {
   std::string start_timeout_hint_;
 };
 
-GuestSession::GuestSession(const VmRun& run, const VmEvents& events, const TempDir& dir)
+GuestSession::GuestSession(const VmRun& run, const VmEvents& events, GuestLink& link)
     : run_(run),
       events_(events),
-      dir_(dir),
-      out_(dir / "out"),
-      ctl_(dir / "ctl"),
-      err_(dir / "err"),
+      link_(link),
+      end_marker_(new_stream_end_marker()),
       stdout_stream_(
           run.kernel_symbols ? "iotap-kallsyms" : "",
           [this](std::string text) {
             if (events_.kernel_symbols) events_.kernel_symbols(std::move(text));
-            // Without a module the guest waits for this before powering off.
-            if (run_.module_path.empty()) send_stop();
+            // Without a module the guest waits for this before it ends the run.
+            if (!with_module_) send_stop();
           },
-          events.stdout_data) {}
+          events.stdout_data),
+      out_end_(end_marker_, [this](std::string_view bytes) { stdout_stream_.feed(bytes); }),
+      err_end_(end_marker_, events.stderr_data) {
+  if (link_.shared) {
+    qemu_running_ = true;
+    guest_listens_ = true;
+    pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, link_.pid, 0));
+  }
+}
 
 GuestSession::~GuestSession() {
+  // A guest booted for a run that failed before it was served (the compile failed, or was
+  // stopped) goes with it.
+  if (qemu_is_child_ && qemu_running_) {
+    ::kill(link_.pid, SIGKILL);
+    ::waitpid(link_.pid, nullptr, 0);  // nothing to say if it was reaped already
+  }
   if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+void GuestSession::send_run_files(std::string run_files, bool with_module) {
+  run_files_ = std::move(run_files);
+  with_module_ = with_module;
+  run_files_ready_ = true;
+  const auto ready = Clock::now();
+  if (run_.timeout.count() > 0) run_deadline_ = ready + run_.timeout;
+  start_deadline_ = ready + kStartDeadline;
+  send_run_request();
 }
 
 void GuestSession::start(const std::vector<std::string>& qemu_argv) {
   const int qemu_log =
-      ::open((dir_ / "qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      ::open((link_.log_dir + "/qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   SpawnOptions options;
   options.stdout_fd = qemu_log;
   options.stderr_fd = qemu_log;
@@ -409,29 +457,68 @@ void GuestSession::start(const std::vector<std::string>& qemu_argv) {
   options.die_with_parent = true;
   options.activity = "before the guest started (nothing ran)";
   events_.status("booting the guest");
-  const auto started = Clock::now();
-  if (run_.timeout.count() > 0) run_deadline_ = started + run_.timeout;
-  start_deadline_ = started + kStartDeadline;
-  pid_ = spawn(qemu_argv, options);
+  link_.pid = spawn(qemu_argv, options);
   qemu_running_ = true;
+  qemu_is_child_ = true;
   ::close(qemu_log);
-  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, link_.pid, 0));
+}
+
+// "run BYTES NONCE" on the control line, once the guest listens there and the in port is
+// connected; the files follow on the in port as it takes them (on_writable).
+void GuestSession::send_run_request() {
+  if (run_requested_ || !run_files_ready_ || !guest_listens_ || link_.ctl.connection_fd() < 0 ||
+      link_.in.connection_fd() < 0)
+    return;
+  run_requested_ = true;
+  ::fcntl(link_.in.connection_fd(), F_SETFL,
+          ::fcntl(link_.in.connection_fd(), F_GETFL) | O_NONBLOCK);
+  const std::string nonce = end_marker_.substr(end_marker_.rfind('-') + 1, 16);
+  const std::string request = "run " + std::to_string(run_files_.size()) + " " + nonce + "\n";
+  [[maybe_unused]] const ssize_t written =
+      ::write(link_.ctl.connection_fd(), request.data(), request.size());
+}
+
+void GuestSession::on_writable() {
+  while (run_files_sent_ < run_files_.size()) {
+    const ssize_t n = ::write(link_.in.connection_fd(), run_files_.data() + run_files_sent_,
+                              run_files_.size() - run_files_sent_);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n < 0) break;  // the guest went; its control line or qemu's exit says why
+    run_files_sent_ += static_cast<size_t>(n);
+  }
+  // All of it, or the guest is gone. The connection stays open until the run ends: the guest
+  // reads what the port holds before it could see the end of the connection (guest/init.sh).
+  run_files_sent_ = run_files_.size();
+}
+
+bool GuestSession::run_over() const {
+  // A shared guest goes on: its run is over when it said so and both streams have ended.
+  return link_.shared && report_.exit_status() && out_end_.ended() && err_end_.ended();
 }
 
 void GuestSession::serve() {
-  while (true) {
+  while (!run_over()) {
     std::vector<pollfd> fds;
-    std::vector<ListeningSocket*> owners;
-    for (ListeningSocket* socket : {&out_, &ctl_, &err_}) {
-      const int fd = socket->connection_fd() >= 0 ? socket->connection_fd() : socket->listen_fd();
+    std::vector<GuestPort*> owners;
+    for (GuestPort* port : {&link_.out, &link_.ctl, &link_.err}) {
+      const int fd = port->connection_fd() >= 0 ? port->connection_fd() : port->listen_fd();
       if (fd < 0) continue;
       fds.push_back({fd, POLLIN, 0});
-      owners.push_back(socket);
+      owners.push_back(port);
     }
-    const size_t sockets = fds.size();
+    // The in port: its connection to accept, then the files to write until all are sent.
+    if (link_.in.listen_fd() >= 0) {
+      fds.push_back({link_.in.listen_fd(), POLLIN, 0});
+      owners.push_back(&link_.in);
+    } else if (run_requested_ && run_files_sent_ < run_files_.size()) {
+      fds.push_back({link_.in.connection_fd(), POLLOUT, 0});
+      owners.push_back(&link_.in);
+    }
+    const size_t ports = fds.size();
     if (qemu_running_) fds.push_back({pidfd_, POLLIN, 0});
     fds.push_back({stop_fd(), POLLIN, 0});
-    if (!qemu_running_ && sockets == 0) break;
+    if (!qemu_running_ && ports == 0) break;
 
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout_ms());
     if (ready < 0 && errno != EINTR)
@@ -441,15 +528,20 @@ void GuestSession::serve() {
       on_deadline();
       continue;
     }
-    for (size_t i = 0; i < sockets; ++i) {
-      if (fds[i].revents != 0) on_readable(*owners[i]);
+    for (size_t i = 0; i < ports; ++i) {
+      if (fds[i].revents == 0) continue;
+      if (fds[i].events == POLLOUT) {
+        on_writable();
+      } else {
+        on_readable(*owners[i]);
+      }
     }
-    for (size_t i = sockets; i < fds.size(); ++i) {
+    for (size_t i = ports; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == stop_fd()) {
         on_stop_signal();
       } else if (fds[i].fd == pidfd_) {
-        qemu_status_ = wait_for(pid_);
+        if (qemu_is_child_) qemu_status_ = wait_for(link_.pid);
         qemu_running_ = false;
       }
     }
@@ -464,9 +556,15 @@ int GuestSession::poll_timeout_ms() const {
   return deadline ? milliseconds_until(*deadline) : -1;
 }
 
+void GuestSession::kill_guest() const {
+  // A shared guest too: what it was doing cannot be undone from here, and the next run that
+  // finds it gone boots its own.
+  ::kill(link_.pid, SIGKILL);
+}
+
 void GuestSession::on_deadline() {
   if (stop_requested_) {
-    ::kill(pid_, SIGKILL);  // the grace period is over
+    kill_guest();  // the grace period is over
   } else if (!running_since_) {
     // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
     const bool by_timeout = run_deadline_ && Clock::now() >= *run_deadline_;
@@ -490,7 +588,7 @@ void GuestSession::on_stop_signal() {
   if (sig == 0) return;
   if (stop_requested_) {
     events_.status("killing the guest");
-    ::kill(pid_, SIGKILL);
+    kill_guest();
   } else if (running_since_) {
     interrupted_ = true;
     events_.status("stopping: the script's end probes run now (Ctrl-C again kills the guest)");
@@ -504,22 +602,23 @@ void GuestSession::on_stop_signal() {
   }
 }
 
-void GuestSession::on_readable(ListeningSocket& socket) {
-  if (socket.connection_fd() < 0) {
-    socket.accept_connection();
+void GuestSession::on_readable(GuestPort& port) {
+  if (port.connection_fd() < 0) {
+    port.accept_connection();
+    send_run_request();
     return;
   }
   std::array<char, 65536> buffer{};
-  const ssize_t n = ::read(socket.connection_fd(), buffer.data(), buffer.size());
+  const ssize_t n = ::read(port.connection_fd(), buffer.data(), buffer.size());
   if (n <= 0) {
-    socket.close_connection();
+    port.close_connection();
     return;
   }
   const std::string_view bytes(buffer.data(), static_cast<size_t>(n));
-  if (&socket == &out_) {
-    stdout_stream_.feed(bytes);
-  } else if (&socket == &err_) {
-    events_.stderr_data(bytes);
+  if (&port == &link_.out) {
+    out_end_.feed(bytes);
+  } else if (&port == &link_.err) {
+    err_end_.feed(bytes);
   } else {
     ctl_lines_.feed(bytes, [this](std::string_view line) {
       if (line.ends_with('\r')) line.remove_suffix(1);  // the guest's tty may add it
@@ -530,7 +629,13 @@ void GuestSession::on_readable(ListeningSocket& socket) {
 
 void GuestSession::on_control_line(std::string_view text) {
   const ControlLine line = report_.feed(text);
+  if (!guest_listens_) {
+    guest_listens_ = true;
+    send_run_request();
+  }
   if (line.kind != ControlLine::Kind::kStatus) return;
+  // A shared guest's own phrase between runs, not this run's.
+  if (line.text == "waiting for a run") return;
   if (line.text == "running") {
     running_since_ = Clock::now();
     for (const auto& device : report_.devices()) events_.device(device);
@@ -543,15 +648,19 @@ void GuestSession::request_stop() {
   stop_requested_ = Clock::now();
   if (!running_since_) {
     // Nothing runs yet, so there is no end probe to wait for.
-    ::kill(pid_, SIGKILL);
-  } else if (ctl_.connection_fd() >= 0) {
+    kill_guest();
+  } else if (link_.ctl.connection_fd() >= 0) {
     // A lost "stop" is covered by the grace period, after which qemu is killed.
     send_stop();
   }
 }
 
-void GuestSession::send_stop() {
-  [[maybe_unused]] const ssize_t written = ::write(ctl_.connection_fd(), "stop\n", 5);
+void GuestSession::send_stop() const {
+  [[maybe_unused]] const ssize_t written = ::write(link_.ctl.connection_fd(), "stop\n", 5);
+}
+
+std::string GuestSession::console_tail() const {
+  return "\n  last console lines:\n" + last_lines(link_.log_dir + "/console.log", 12);
 }
 
 VmResult GuestSession::finish() {
@@ -561,9 +670,11 @@ VmResult GuestSession::finish() {
     throw Stopped(stopped_by_signal_, "while the guest was at '" + phase + "' (nothing ran)");
   if (!start_timeout_.empty() && !exit_status) {
     throw UserError("the guest had not started the run after " + start_timeout_ +
-                    " (it was at: " + phase + "); " + start_timeout_hint_ + console_tail(dir_));
+                    " (it was at: " + phase + "); " + start_timeout_hint_ + console_tail());
   }
-  if (!report_.error().empty()) throw UserError("guest: " + report_.error() + console_tail(dir_));
+  if (!report_.error().empty()) throw UserError("guest: " + report_.error() + console_tail());
+  out_end_.finish();
+  err_end_.finish();
   stdout_stream_.finish();
 
   VmResult result;
@@ -580,9 +691,9 @@ VmResult GuestSession::finish() {
                     (qemu_status_.ok()
                          ? ""
                          : " (qemu exited with status " + std::to_string(qemu_status_.code) + ")") +
-                    kernel_failure(dir_ / "console.log") + "\n  qemu said:\n" +
-                    last_lines(dir_ / "qemu.log", 6) + "  last console lines:\n" +
-                    last_lines(dir_ / "console.log", 12));
+                    kernel_failure(link_.log_dir + "/console.log") + "\n  qemu said:\n" +
+                    last_lines(link_.log_dir + "/qemu.log", 6) + "  last console lines:\n" +
+                    last_lines(link_.log_dir + "/console.log", 12));
   }
   return result;
 }
@@ -596,9 +707,31 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
 
   events.status("preparing the guest image");
   TempDir dir(kTempPrefix);
-  const std::string initrd = build_initrd(run, kernel, dir);
-  GuestSession session(run, events, dir);
-  session.start(qemu_command(qemu, kernel, run, dir, initrd));
+  const BaseImage base = base_initramfs(kernel, data_paths().cache);
+  const std::string& initrd = base.path;
+  std::unique_ptr<GuestLink> link = shared_link(run, initrd, events);
+  const bool shared = link != nullptr;
+  if (!shared) link = private_link(dir);
+  GuestSession session(run, events, *link);
+  if (!shared) {
+    QemuGuest guest;
+    guest.qemu = qemu;
+    guest.kernel = kernel;
+    guest.initrd = initrd;
+    guest.dir = dir.path();
+    guest.memory_mib = run.memory_mib;
+    guest.cpus = run.cpus;
+    if (run.stack) guest.virtio_disks = run.stack->virtio_disks;
+    guest.tools_image = run.tools_image;
+    session.start(qemu_command(guest));
+  }
+  // From here a failure (a compile error, a stop signal) takes the booting guest with it.
+  VmRun with_module = run;
+  if (run.build_module) with_module.module_path = run.build_module();
+  std::string run_files = build_run_files(with_module, kernel, base, dir);
+  // The guest holds its initramfs and, unpacked, the run's files, with a copy of their cpio.
+  if (!shared) check_memory(run.memory_mib, file_size_or_zero(initrd) + run_files.size(), false);
+  session.send_run_files(std::move(run_files), !with_module.module_path.empty());
   session.serve();
   return session.finish();
 }

@@ -18,6 +18,9 @@ namespace iotap::vm {
 
 struct VmRun {
   std::string module_path;  // the .ko compiled for the guest kernel; empty: only kernel_symbols
+  // When set, it makes module_path, called once a guest booted for the run is on its way: the
+  // compile overlaps the boot. What it throws ends the run, and the guest goes.
+  std::function<std::string()> build_module;
   std::optional<StackPlan> stack;
   std::vector<std::string> command;   // argv staprun -c runs; empty: run until stopped
   std::vector<std::string> programs;  // host programs the guest needs, with their libraries
@@ -29,9 +32,10 @@ struct VmRun {
   std::vector<std::string> module_options;
   unsigned memory_mib = 1024;
   unsigned cpus = 2;
-  // 0: none. Else the whole guest run, from qemu's start: when it runs out before the module
-  // runs (boot, stack), the guest is killed and the run fails; after, the run is stopped as
-  // Ctrl-C would stop it. Without it, a guest that has not started the run after 300 s is taken
+  // 0: none. Else the whole guest run, from the moment its files are ready (the module
+  // compiled; the boot may have overlapped the compile): when it runs out before the module runs
+  // (boot, stack), the guest is killed and the run fails; after, the run is stopped as Ctrl-C
+  // would stop it. Without it, a guest that has not started the run 300 s after that is taken
   // for hung.
   std::chrono::seconds timeout{0};
   // Send the guest's /proc/kallsyms (text symbols) before the run's output, to name kernel

@@ -1,0 +1,239 @@
+#include "iotap/target/shared_guest.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "iotap/config.h"
+#include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/lines.h"
+#include "iotap/util/process.h"
+#include "vm/control_protocol.h"
+#include "vm/guest_channels.h"
+#include "vm/guest_logs.h"
+#include "vm/initramfs.h"
+#include "vm/qemu_command.h"
+
+namespace iotap::vm {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Boot and the ports, under TCG on a loaded host: seconds, 300 s means it hangs.
+constexpr auto kReadyDeadline = std::chrono::seconds(300);
+constexpr auto kStopGrace = std::chrono::seconds(10);
+
+// Every file a guest's directory may hold: nothing else is removed with it.
+std::vector<std::string> guest_files() {
+  std::vector<std::string> names{"console.log", "qemu.log", "qemu.pid", "guest.conf", "lock"};
+  for (const PortSocket& port : kPortSockets) names.emplace_back(port.socket);
+  return names;
+}
+
+void remove_guest_files(const std::string& dir) {
+  for (const auto& name : guest_files()) {
+    std::string path = dir;
+    path += '/';
+    path += name;
+    ::unlink(path.c_str());
+  }
+}
+
+void remove_guest_dir(const std::string& dir) {
+  remove_guest_files(dir);
+  ::rmdir(dir.c_str());
+}
+
+// A private directory for the guest: made 0700, or an existing one of ours with no guest in it.
+void make_guest_dir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    if (errno != EEXIST)
+      throw UserError("cannot make the guest's directory '" + dir + "': " + std::strerror(errno));
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+        (st.st_mode & 077) != 0)
+      throw UserError("'" + dir +
+                      "' is not a private directory of yours (mode 0700); name another with --dir");
+    remove_guest_files(dir);
+  }
+  const std::string longest = dir + "/" + kPortSockets[0].socket;
+  if (longest.size() >= sizeof(sockaddr_un::sun_path))
+    throw UserError("the guest's directory '" + dir +
+                    "' is too long for its sockets; name a shorter one with --dir");
+}
+
+bool is_guest_of(pid_t pid, const std::string& dir) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str().find("path=" + dir + "/ctl,server=on") != std::string::npos;
+}
+
+// Waits until the guest says it waits for a run, or fails saying why.
+void wait_until_ready(const std::string& dir, pid_t pid) {
+  GuestPort ctl = GuestPort::connect(dir + "/ctl");
+  // The guest may have said it before this connected: an empty line makes it say it again.
+  [[maybe_unused]] const ssize_t written = ::write(ctl.connection_fd(), "\n", 1);
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  const auto deadline = Clock::now() + kReadyDeadline;
+  LineSplitter lines;
+  std::string error;
+  bool ready = false;
+  while (!ready && error.empty()) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      error = "it had not come up after " + std::to_string(kReadyDeadline.count()) + " s";
+      break;
+    }
+    std::array<pollfd, 2> fds{{{ctl.connection_fd(), POLLIN, 0}, {pidfd, POLLIN, 0}}};
+    if (::poll(fds.data(), pidfd >= 0 ? 2 : 1, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    if (fds[1].revents != 0) {
+      error = "qemu exited";
+      break;
+    }
+    if (fds[0].revents == 0) continue;
+    std::array<char, 4096> buffer{};
+    const ssize_t n = ::read(ctl.connection_fd(), buffer.data(), buffer.size());
+    if (n <= 0) {
+      error = "its control port closed";
+      break;
+    }
+    lines.feed(std::string_view(buffer.data(), static_cast<size_t>(n)), [&](std::string_view line) {
+      if (line.ends_with('\r')) line.remove_suffix(1);
+      const ControlLine parsed = parse_control_line(line);
+      if (parsed.kind == ControlLine::Kind::kError) error = parsed.text;
+      if (parsed.kind == ControlLine::Kind::kStatus && parsed.text == "waiting for a run")
+        ready = true;
+    });
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  if (!ready)
+    throw UserError("the guest did not come up: " + error + "\n  last console lines:\n" +
+                    last_lines(dir + "/console.log", 8));
+}
+
+}  // namespace
+
+std::string default_shared_guest_dir() {
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr && *runtime != '\0')
+    return std::string(runtime) + "/iotap-guest";
+  return "/tmp/iotap-guest-" + std::to_string(::getuid());
+}
+
+std::optional<SharedGuestInfo> find_shared_guest(const std::string& dir) {
+  SharedGuestInfo info;
+  info.dir = dir;
+  {
+    std::ifstream pid_file(dir + "/qemu.pid");
+    if (!(pid_file >> info.pid)) return std::nullopt;
+  }
+  if (!is_guest_of(info.pid, dir)) return std::nullopt;
+  std::ifstream conf(dir + "/guest.conf");
+  std::string name;
+  while (conf >> name) {
+    if (name == "memory_mib") conf >> info.memory_mib;
+    if (name == "cpus") conf >> info.cpus;
+    if (name == "initrd") conf >> info.initrd;
+  }
+  if (info.initrd.empty()) return std::nullopt;  // still starting, or not ours
+  return info;
+}
+
+SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
+                                   const std::function<void(std::string_view)>& status) {
+  const std::string dir = fs::absolute(options.dir).lexically_normal().string();
+  if (const auto running = find_shared_guest(dir)) {
+    throw UserError("a guest already runs at " + dir + " (qemu pid " +
+                    std::to_string(running->pid) + "); stop it first: iotap guest stop --dir " +
+                    dir);
+  }
+  QemuGuest guest;
+  guest.qemu = find_qemu();
+  guest.kernel = GuestKernel::find(config::kGuestKernel);
+  status("preparing the guest image");
+  guest.initrd = base_initramfs(guest.kernel, data_paths().cache).path;
+  guest.dir = dir;
+  guest.memory_mib = options.memory_mib;
+  guest.cpus = options.cpus;
+  guest.serve = true;
+  guest.idle = options.idle;
+  make_guest_dir(dir);
+  std::vector<std::string> argv = qemu_command(guest);
+  argv.insert(argv.end(), {"-daemonize", "-pidfile", dir + "/qemu.pid"});
+
+  const int log =
+      ::open((dir + "/qemu.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  SpawnOptions spawn_options;
+  spawn_options.stdout_fd = log;
+  spawn_options.stderr_fd = log;
+  spawn_options.activity = "while qemu started the guest";
+  status("booting the guest");
+  ExitStatus daemonized;
+  try {
+    daemonized = wait_for(spawn(argv, spawn_options));
+  } catch (...) {
+    ::close(log);
+    remove_guest_dir(dir);
+    throw;
+  }
+  ::close(log);
+  SharedGuestInfo info;
+  info.dir = dir;
+  std::ifstream pid_file(dir + "/qemu.pid");
+  if (!daemonized.ok() || !(pid_file >> info.pid)) {
+    const std::string said = last_lines(dir + "/qemu.log", 8);
+    remove_guest_dir(dir);
+    throw UserError("qemu could not start the guest; it said:\n" + said);
+  }
+  try {
+    wait_until_ready(dir, info.pid);
+  } catch (...) {
+    ::kill(info.pid, SIGKILL);
+    remove_guest_dir(dir);
+    throw;
+  }
+  info.memory_mib = options.memory_mib;
+  info.cpus = options.cpus;
+  info.initrd = guest.initrd;
+  write_file(dir + "/guest.conf",
+             "memory_mib " + std::to_string(info.memory_mib) + "\ncpus " +
+                 std::to_string(info.cpus) + "\ninitrd " + info.initrd + "\n",
+             0600);
+  return info;
+}
+
+void stop_shared_guest(const std::string& dir_option) {
+  const std::string dir = fs::absolute(dir_option).lexically_normal().string();
+  std::ifstream pid_file(dir + "/qemu.pid");
+  pid_t pid = -1;
+  if (!(pid_file >> pid) || !is_guest_of(pid, dir)) {
+    const bool leftovers = fs::exists(dir);
+    if (leftovers) remove_guest_dir(dir);
+    throw UserError("no guest runs at " + dir + (leftovers ? " (its directory is removed)" : "") +
+                    "; `iotap guest status` lists the one at the default place");
+  }
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  ::kill(pid, SIGTERM);
+  pollfd exited{pidfd, POLLIN, 0};
+  if (pidfd < 0 || ::poll(&exited, 1, static_cast<int>(kStopGrace.count() * 1000)) <= 0)
+    ::kill(pid, SIGKILL);
+  if (pidfd >= 0) ::close(pidfd);
+  remove_guest_dir(dir);
+}
+
+}  // namespace iotap::vm

@@ -1,0 +1,95 @@
+// iotap guest start|stop|status: a guest kept for many --target vm runs (target/shared_guest.h).
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <string>
+
+#include "iotap/session/parse_options.h"
+#include "iotap/target/shared_guest.h"
+#include "iotap/util/error.h"
+#include "iotap/util/quoting.h"
+#include "iotap/verbs/verbs.h"
+
+namespace iotap::verbs {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kHelp = R"help(usage: iotap guest start|stop|status [--dir DIR] [OPTIONS]
+
+Keeps one guest running for many --target vm runs, so that each run skips the boot (about
+2-3 s under software emulation) and the guest image's preparation. A run uses it when the
+environment's IOTAP_GUEST names its directory; between runs the guest tears the run's stack
+down, unloads the modules the run loaded and removes its files, so every run finds the guest as
+it booted. A run the guest cannot take boots its own guest, as without IOTAP_GUEST, and says
+why: another --memory or CPU count, a stack with virtio disks, bpftrace's tools disk, or a guest
+started by an older iotap. One run at a time: a run that finds it busy boots its own.
+
+  start    boots the guest and returns once it waits for runs; prints the IOTAP_GUEST line
+  stop     powers it off and removes its directory
+  status   says whether a guest runs at DIR (exit 0) or not (exit 1)
+
+examples:
+  eval "$(iotap guest start)"       # sets IOTAP_GUEST for this shell
+  iotap diagnose --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' -c '...'
+  iotap guest stop
+
+A run stopped before it started (Ctrl-C, --timeout) kills the shared guest, as it would kill
+its own: the next run boots one. A guest unused for --idle-minutes powers itself off.
+
+)help";
+
+}  // namespace
+
+int guest(Args args) {
+  std::string action;
+  vm::SharedGuestOptions options;
+  options.dir = vm::default_shared_guest_dir();
+  unsigned idle_minutes = 30;
+  po::options_description visible;
+  visible.add_options()("help,h", "show this help")(
+      "dir", po::value(&options.dir)->value_name("DIR"),
+      "the guest's directory: its sockets, console log and pid file (default: "
+      "$XDG_RUNTIME_DIR/iotap-guest, else /tmp/iotap-guest-UID)")(
+      "memory", po::value(&options.memory_mib)->value_name("MIB")->default_value(1024),
+      "start: the guest's memory; runs take it when their --memory is the same")(
+      "idle-minutes", po::value(&idle_minutes)->value_name("N")->default_value(30),
+      "start: power off after N minutes without a run");
+  po::options_description hidden;
+  hidden.add_options()("action", po::value(&action));
+  po::positional_options_description positional;
+  positional.add("action", 1);
+  if (!parse_options(args, visible, kHelp, &hidden, &positional, exit_status::Verb::kPlain))
+    return 0;
+  if (options.dir.empty()) throw UserError("--dir needs a directory");
+  if (action == "start") {
+    if (idle_minutes == 0) throw UserError("--idle-minutes must be at least 1");
+    options.idle = std::chrono::minutes(idle_minutes);
+    const vm::SharedGuestInfo info = vm::start_shared_guest(options, [](std::string_view phrase) {
+      std::fprintf(stderr, "iotap: %.*s\n", static_cast<int>(phrase.size()), phrase.data());
+    });
+    std::fprintf(stderr, "iotap: the guest runs (qemu pid %d, %u MiB); runs use it with:\n",
+                 info.pid, info.memory_mib);
+    // For eval: the directory quoted as sh reads it back.
+    std::printf("export IOTAP_GUEST=%s\n", single_quoted(info.dir).c_str());
+    return 0;
+  }
+  if (action == "stop") {
+    vm::stop_shared_guest(options.dir);
+    return 0;
+  }
+  if (action == "status") {
+    const auto info = vm::find_shared_guest(options.dir);
+    if (!info) {
+      std::printf("no guest runs at %s\n", options.dir.c_str());
+      return 1;
+    }
+    std::printf("a guest runs at %s: qemu pid %d, %u MiB, %u CPUs\n", info->dir.c_str(), info->pid,
+                info->memory_mib, info->cpus);
+    return 0;
+  }
+  throw UserError(action.empty() ? "iotap guest needs an action: start, stop or status"
+                                 : "iotap guest: unknown action '" + action +
+                                       "' (start, stop or status; see 'iotap guest --help')");
+}
+
+}  // namespace iotap::verbs

@@ -1,0 +1,128 @@
+// iotap guest: one guest booted once and runs taken one after another, each finding the guest as
+// it booted (no md array, dm device or module of the run before), and runs it cannot take
+// booting their own.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "iotap/util/temp_dir.h"
+#include "iotap_cli.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct";
+
+// Whether the process runs: not gone, and not a zombie (the daemonized qemu's reaper is
+// whoever adopted it, and need not be quick about it).
+bool process_runs(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("State:")) return line.find('Z') == std::string::npos;
+  }
+  return false;
+}
+
+class SharedGuestTest : public ::testing::Test {
+ protected:
+  void SetUp() override { require_guest_tools(); }
+  void TearDown() override {
+    if (std::filesystem::exists(dir_)) run_iotap({"guest", "stop", "--dir", dir_}, tmp_.path());
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its TMPDIR";
+  }
+  Captured iotap(const std::vector<std::string>& args) {
+    return run_iotap(args, tmp_.path(), {"IOTAP_GUEST=" + dir_});
+  }
+  Captured diagnose(const std::string& stack, const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args{"diagnose", "--json", "--target", "vm",
+                                  "--stack",  stack,    "-c",       kWorkload};
+    args.insert(args.end(), more.begin(), more.end());
+    return iotap(args);
+  }
+  // The kernel names of the devices the run's stack had, sorted.
+  static std::vector<std::string> device_names(const Captured& run) {
+    std::vector<std::string> names;
+    const json result = json::parse(run.out);  // not a temporary in the loop: it would dangle
+    for (const auto& device : result["devices"]) names.push_back(device["name"]);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  int guest_pid() {
+    const Captured status = iotap({"guest", "status", "--dir", dir_});
+    std::smatch match;
+    static const std::regex kPid(R"(qemu pid (\d+))");
+    return std::regex_search(status.out, match, kPid) ? std::stoi(match[1]) : -1;
+  }
+
+  TempDir tmp_{"iotap-shared-guest-test"};
+  TempDir guest_parent_{"iotap-guest-test"};
+  std::string dir_ = guest_parent_.path() + "/guest";
+};
+
+TEST_F(SharedGuestTest, RunsOneAfterAnotherEachFindingTheGuestAsItBooted) {
+  const Captured start = iotap({"guest", "start", "--dir", dir_});
+  ASSERT_EQ(start.status.code, 0) << start.err;
+  EXPECT_EQ(start.out, "export IOTAP_GUEST='" + dir_ + "'\n");
+  const int pid = guest_pid();
+  ASSERT_GT(pid, 0);
+
+  // md and dm, on 4 ram disks; then dm alone on 1, then md alone on 2: each run's devices are
+  // numbered from 0 again, which they are only if the run before left none behind.
+  const Captured first = diagnose("raid0(ram*3, delay(ram, 20ms))");
+  ASSERT_EQ(first.status.code, 0) << first.err;
+  EXPECT_NE(first.err.find("running in the guest at " + dir_ + " (IOTAP_GUEST)"), std::string::npos)
+      << first.err;
+  EXPECT_EQ(first.err.find("booting the guest"), std::string::npos) << first.err;
+  EXPECT_EQ(device_names(first),
+            (std::vector<std::string>{"dm-0", "md0", "ram0", "ram1", "ram2", "ram3"}));
+  EXPECT_EQ(json::parse(first.out)["verdict"]["slow_members"][0]["name"], "dm-0") << first.out;
+
+  const Captured second = diagnose("delay(ram, 5ms)");
+  ASSERT_EQ(second.status.code, 0) << second.err;
+  EXPECT_EQ(device_names(second), (std::vector<std::string>{"dm-0", "ram0"}));
+  const Captured third = diagnose("raid0(ram*2)");
+  ASSERT_EQ(third.status.code, 0) << third.err;
+  EXPECT_EQ(device_names(third), (std::vector<std::string>{"md0", "ram0", "ram1"}));
+  for (const auto* run : {&second, &third}) {
+    EXPECT_EQ(run->err.find("booting the guest"), std::string::npos) << run->err;
+  }
+  EXPECT_EQ(guest_pid(), pid) << "the runs were not all in the one guest";
+
+  // A run the guest cannot take boots its own, and says why.
+  const Captured other_memory = diagnose("raid0(ram*2)", {"--memory", "768"});
+  EXPECT_EQ(other_memory.status.code, 0) << other_memory.err;
+  EXPECT_NE(other_memory.err.find("cannot take this run: it has 1024 MiB, the run asks for 768; "
+                                  "booting one for it"),
+            std::string::npos)
+      << other_memory.err;
+  EXPECT_NE(other_memory.err.find("booting the guest"), std::string::npos) << other_memory.err;
+
+  const Captured stop = iotap({"guest", "stop", "--dir", dir_});
+  EXPECT_EQ(stop.status.code, 0) << stop.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_)) << "guest stop left its directory";
+  EXPECT_FALSE(process_runs(pid)) << "qemu " << pid << " still runs after guest stop";
+
+  // Gone: a run boots its own.
+  const Captured after = diagnose("raid0(ram*2)");
+  EXPECT_EQ(after.status.code, 0) << after.err;
+  EXPECT_NE(after.err.find("no guest runs there"), std::string::npos) << after.err;
+}
+
+TEST_F(SharedGuestTest, AGuestAlreadyRunningIsNotStartedTwice) {
+  ASSERT_EQ(iotap({"guest", "start", "--dir", dir_}).status.code, 0);
+  const Captured again = iotap({"guest", "start", "--dir", dir_});
+  EXPECT_EQ(again.status.code, 2);
+  EXPECT_NE(again.err.find("iotap: a guest already runs at " + dir_ + " (qemu pid "),
+            std::string::npos)
+      << again.err;
+}
+
+}  // namespace
+}  // namespace iotap::test
