@@ -15,10 +15,13 @@ std::vector<std::string> qemu_command(const QemuGuest& guest) {
   const bool kvm = host_accelerator() == Accelerator::kKvm;
   const fs::path dir = guest.dir;
   // no_timer_check: on a loaded host, software emulation can miss the IO-APIC timer check's
-  // deadline and panic the boot. softlockup_panic: a CPU stuck in the kernel for 20 s (seen
-  // once: both CPUs in stapio, 300 s, until the test's timeout) panics the guest, and the run
-  // fails with the console's last lines, instead of hanging until someone kills it.
-  std::string append = "console=ttyS0 quiet panic=-1 no_timer_check softlockup_panic=1";
+  // deadline and panic the boot. softlockup_panic: a CPU stuck in the kernel (seen once: both
+  // CPUs in stapio, 300 s, until the test's timeout) panics the guest, and the run fails with
+  // the console's last lines, instead of hanging until someone kills it. watchdog_thresh=30
+  // makes "stuck" 60 s, not the default 20: under TCG stapio spent 26 s in the kernel at the end
+  // of an ordinary run (the module's exit, in a guest 400 s and some 50 runs old) and lived.
+  std::string append =
+      "console=ttyS0 quiet panic=-1 no_timer_check softlockup_panic=1 watchdog_thresh=30";
   append += guest.serve ? " iotap.mode=serve iotap.idle=" + std::to_string(guest.idle.count())
                         : " iotap.mode=once";
   std::vector<std::string> argv{guest.qemu,
