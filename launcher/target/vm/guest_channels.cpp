@@ -71,6 +71,10 @@ void GuestPort::accept_connection() {
   listen_fd_ = -1;
 }
 
+ssize_t GuestPort::send(std::string_view bytes) const {
+  return ::send(connection_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+}
+
 void GuestPort::close_connection() {
   if (connection_fd_ >= 0) ::close(connection_fd_);
   connection_fd_ = -1;

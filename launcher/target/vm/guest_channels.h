@@ -3,7 +3,10 @@
 // chardev to a unix socket that iotap listens on in its private temp directory (listen); a
 // guest kept for many runs (`iotap guest start`) has qemu listen, and each run connects
 // (connect).
+#include <sys/types.h>
+
 #include <string>
+#include <string_view>
 
 namespace iotap::vm {
 
@@ -25,6 +28,9 @@ class GuestPort {
   [[nodiscard]] const std::string& path() const { return path_; }
   // Accepts qemu's connection once the listening socket is readable.
   void accept_connection();
+  // Writes what the connection takes now, as write(2) does; a guest gone (qemu closed its end)
+  // is -1 with EPIPE, never a SIGPIPE that would end iotap without a word.
+  [[nodiscard]] ssize_t send(std::string_view bytes) const;
   void close_connection();
 
  private:

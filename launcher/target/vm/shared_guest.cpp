@@ -87,7 +87,7 @@ bool is_guest_of(pid_t pid, const std::string& dir) {
 void wait_until_ready(const std::string& dir, pid_t pid) {
   GuestPort ctl = GuestPort::connect(dir + "/ctl");
   // The guest may have said it before this connected: an empty line makes it say it again.
-  [[maybe_unused]] const ssize_t written = ::write(ctl.connection_fd(), "\n", 1);
+  [[maybe_unused]] const ssize_t written = ctl.send("\n");
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   const auto deadline = Clock::now() + kReadyDeadline;
   LineSplitter lines;

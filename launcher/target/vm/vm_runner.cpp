@@ -475,14 +475,12 @@ void GuestSession::send_run_request() {
           ::fcntl(link_.in.connection_fd(), F_GETFL) | O_NONBLOCK);
   const std::string nonce = end_marker_.substr(end_marker_.rfind('-') + 1, 16);
   const std::string request = "run " + std::to_string(run_files_.size()) + " " + nonce + "\n";
-  [[maybe_unused]] const ssize_t written =
-      ::write(link_.ctl.connection_fd(), request.data(), request.size());
+  [[maybe_unused]] const ssize_t written = link_.ctl.send(request);
 }
 
 void GuestSession::on_writable() {
   while (run_files_sent_ < run_files_.size()) {
-    const ssize_t n = ::write(link_.in.connection_fd(), run_files_.data() + run_files_sent_,
-                              run_files_.size() - run_files_sent_);
+    const ssize_t n = link_.in.send(std::string_view(run_files_).substr(run_files_sent_));
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (n < 0) break;  // the guest went; its control line or qemu's exit says why
     run_files_sent_ += static_cast<size_t>(n);
@@ -656,7 +654,7 @@ void GuestSession::request_stop() {
 }
 
 void GuestSession::send_stop() const {
-  [[maybe_unused]] const ssize_t written = ::write(link_.ctl.connection_fd(), "stop\n", 5);
+  [[maybe_unused]] const ssize_t written = link_.ctl.send("stop\n");
 }
 
 std::string GuestSession::console_tail() const {
