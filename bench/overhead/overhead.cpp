@@ -118,6 +118,7 @@ struct Measure {
   uint64_t read_starts = 0;
   uint64_t read_dones = 0;
   uint64_t dropped = 0;
+  double tracer_cpu = 0;  // iotap: the seconds stapio itself used (user + system)
 };
 
 struct Rounds {
@@ -139,7 +140,7 @@ Rounds parse_rounds(const std::string& output) {
     if (first != "round" || !(words >> round >> kind)) continue;
     Measure measure;
     words >> measure.seconds >> measure.events >> measure.read_starts >> measure.read_dones >>
-        measure.dropped;
+        measure.dropped >> measure.tracer_cpu;
     rounds.by_kind[kind].push_back(measure);
   }
   return rounds;
@@ -180,6 +181,7 @@ void report(const Rounds& rounds, const Options& options) {
     const std::vector<Measure>& measures = kind(tracer);
     if (measures.empty()) continue;
     std::vector<double> per_hit;
+    std::vector<double> tracer_cpu;
     uint64_t lost = 0;
     uint64_t dropped = 0;
     uint64_t events = 0;
@@ -194,6 +196,7 @@ void report(const Rounds& rounds, const Options& options) {
       lost = std::max(lost, 2 * reads > seen ? 2 * reads - seen : 0);
       dropped = std::max(dropped, measure.dropped);
       events = std::max(events, measure.events);
+      if (measure.tracer_cpu > 0) tracer_cpu.push_back(measure.tracer_cpu);
     }
     std::printf(
         "  %-26s %8.3f s  %+.1f%%, %llu events, %.0f ns per hit, lost %llu reads' events,"
@@ -202,6 +205,8 @@ void report(const Rounds& rounds, const Options& options) {
         untraced > 0 ? (median_seconds(measures) / untraced - 1) * 100 : 0,
         static_cast<unsigned long long>(events), median(per_hit),
         static_cast<unsigned long long>(lost), static_cast<unsigned long long>(dropped));
+    if (!tracer_cpu.empty())
+      std::printf("  %-26s %8.3f s  of cpu time used by stapio itself\n", "", median(tracer_cpu));
   }
 }
 

@@ -6,10 +6,11 @@
 # the same events. Each prints one line:
 #   round N bare|untraced SECONDS
 #   reads BLOCKS                                  (once: how many reads a run makes)
-#   round N iotap|iotap-nice-10|bpftrace SECONDS EVENTS RS RD DROPPED
+#   round N iotap|iotap-nice-10|bpftrace SECONDS EVENTS RS RD DROPPED [STAPIO_CPU]
 # SECONDS is block_hasher's own (its --json "seconds": the reads, not the tracer's start);
 # EVENTS the tracer's event lines, RS/RD its read_start/read_done events, DROPPED what the tracer
-# itself counted as lost (stap's skipped probes, bpftrace's lost events).
+# itself counted as lost (stap's skipped probes, bpftrace's lost events), STAPIO_CPU (iotap's
+# lines) the user and system seconds stapio itself used, as stapio_drain.so reports them.
 set -u
 rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7
 args="-d $dev -b $bs -t $threads --direct --json"
@@ -27,12 +28,18 @@ sum_after() {
 
 # run_iotap LABEL NICE: block_hasher under /iotap/iotap.ko, staprun at NICE, the program at 0.
 run_iotap() {
-  LD_PRELOAD=/lib/iotap/stapio_drain.so nice -n "$2" staprun \
+  IOTAP_STAPIO_DRAIN_REPORT=1 LD_PRELOAD=/lib/iotap/stapio_drain.so nice -n "$2" staprun \
     -c "nice -n $((0 - $2)) /iotap/stdout-to-stderr $hasher $args" /iotap/iotap.ko \
     >/tmp/stap.out 2>/tmp/stap.err || echo "error staprun: $(tail -n 3 /tmp/stap.err)"
   echo "round $i $1 $(seconds /tmp/stap.err) $(events /tmp/stap.out)" \
     "$(count '^RS ' /tmp/stap.out) $(count '^RD ' /tmp/stap.out)" \
-    "$(sum_after 'skipped probes:' /tmp/stap.err)"
+    "$(sum_after 'skipped probes:' /tmp/stap.err)" "$(stapio_cpu /tmp/stap.err)"
+}
+
+# "stapio's cpu time: user U s, system S s" (stapio_drain.so's report): U + S.
+stapio_cpu() {
+  grep -o "stapio's cpu time: user [0-9.]* s, system [0-9.]*" "$1" |
+    awk '{ print $5 + $8 }' | tail -n 1
 }
 
 i=1

@@ -26,8 +26,8 @@ namespace iotap::verbs {
 
 std::optional<double> measured_ns_per_hit(const TargetOptions& options) {
   // The one target whose cost per hit is measured: the guest under TCG, block_hasher's 4 KiB
-  // reads, bench/overhead (docs/performance.md: 18.0 us per hit, iotap as it runs now).
-  constexpr double kTcgGuestNsPerHit = 18'000;
+  // reads, bench/overhead (docs/performance.md: 8.6 us per hit, iotap as it runs now).
+  constexpr double kTcgGuestNsPerHit = 8'600;
   if (options.target == Target::kVm && vm::guest_is_emulated()) return kTcgGuestNsPerHit;
   return std::nullopt;
 }

@@ -1,18 +1,17 @@
-// stapio_drain.so: preloaded into SystemTap's stapio, it reads what stapio's relay readers left
-// unread when a run ends, so that the end of the script's output is not lost.
+// stapio_drain.so: preloaded into SystemTap's stapio, it reads the module's relay files in
+// stapio's place (relay_reader.c), many messages at a time, and reads what is left in them when
+// a run ends, so that the end of the script's output is not lost.
 //
-// Why: stapio 4.8 (Debian 12) reads the module's per-CPU relay files in one thread per CPU, one
-// message per poll. When the run ends it sets a stop flag, signals the readers, joins them and
-// closes the files, without reading what is still in them (SystemTap fixed this after 4.8,
-// PR31597, with a pause before the stop). A traced program that keeps every CPU busy leaves the
-// readers behind, and that backlog was lost, cut mid-line, with no loss counted anywhere.
+// Why the end: stapio 4.8 (Debian 12) reads the module's per-CPU relay files in one thread per
+// CPU, one message per poll. When the run ends it sets a stop flag, signals the readers, joins
+// them and closes the files, without reading what is still in them (SystemTap fixed this after
+// 4.8, PR31597, with a pause before the stop). A traced program that keeps every CPU busy left
+// the readers behind, and that backlog was lost, cut mid-line, with no loss counted anywhere.
 //
-// How: the relay files are recorded when stapio opens them ("traceN"). stapio closes them only
-// after every reader has been joined, so at the first close nothing else reads them: every
-// message left in every file is read then ({u32 sequence; u32 length} and the payload, as the
-// readers read them), ordered by sequence number as stapio orders its output, and written to
-// standard output, where stapio writes them. With -o or -S stapio writes to files, and the
-// library stays out of the way.
+// This file: the relay files are recorded when stapio opens them ("traceN"); stapio closes them
+// only after every reader has been joined, so at the first close relay_reader.c reads them to
+// the end and writes what it finds in sequence order, to standard output, where stapio writes.
+// With -o or -S stapio writes to files, and the library stays out of the way.
 //
 // Only stapio is affected: in any other process (staprun, which execs stapio, or nice) the
 // wrappers below only pass the call on. In stapio, the library takes itself out of LD_PRELOAD
@@ -28,18 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { kMaxRelayFiles = 1024, kMaxMessage = 128 * 1024 };
+#include "stapio_preload.h"
 
-struct message {
-  uint32_t sequence;
-  uint32_t length;
-  char* payload;
-};
+enum { kMaxRelayFiles = 1024 };
 
-static int active;  // this process is stapio, writing its output to standard output
+int active;
 static int relay_fds[kMaxRelayFiles];
 static int relay_count;
-static int drained;
 
 static int is_stapio(void) {
   char exe[4096];
@@ -116,92 +110,23 @@ static void remember(int fd, const char* path) {
     relay_fds[relay_count++] = fd;
 }
 
-static int is_remembered(int fd) {
+int relay_file_count(void) {
+  return relay_count;
+}
+
+int relay_file_descriptor(int index) {
+  return relay_fds[index];
+}
+
+int relay_index(int fd) {
   for (int i = 0; i < relay_count; ++i) {
-    if (relay_fds[i] == fd) return 1;
+    if (relay_fds[i] == fd) return i;
   }
-  return 0;
+  return -1;
 }
 
-static int read_fully(int fd, void* buffer, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = read(fd, (char*)buffer + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += (size_t)n;
-  }
-  return done == size;
-}
-
-static void write_fully(const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = write(STDOUT_FILENO, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= (size_t)n;
-  }
-}
-
-// Reads every whole message left in `fd`, appending to `*messages`. Stops at the end of the
-// file, or at a header that is not one (the readers lost their place: nothing after it can be
-// trusted).
-static void read_messages(int fd, struct message** messages, size_t* count, size_t* capacity) {
-  for (;;) {
-    uint32_t header[2];
-    if (!read_fully(fd, header, sizeof header)) return;
-    if (header[1] == 0 || header[1] > kMaxMessage) return;
-    char* payload = malloc(header[1]);
-    if (payload == NULL) return;
-    if (!read_fully(fd, payload, header[1])) {
-      free(payload);
-      return;
-    }
-    if (*count == *capacity) {
-      size_t grown = *capacity != 0 ? *capacity * 2 : 256;
-      struct message* bigger = realloc(*messages, grown * sizeof **messages);
-      if (bigger == NULL) {
-        free(payload);
-        return;
-      }
-      *messages = bigger;
-      *capacity = grown;
-    }
-    (*messages)[(*count)++] = (struct message){header[0], header[1], payload};
-  }
-}
-
-static int by_sequence(const void* a, const void* b) {
-  uint32_t x = ((const struct message*)a)->sequence;
-  uint32_t y = ((const struct message*)b)->sequence;
-  return (x > y) - (x < y);
-}
-
-static void drain_relay_files(void) {
-  drained = 1;
-  struct message* messages = NULL;
-  size_t count = 0;
-  size_t capacity = 0;
-  for (int i = 0; i < relay_count; ++i) read_messages(relay_fds[i], &messages, &count, &capacity);
-  if (count > 1) qsort(messages, count, sizeof *messages, by_sequence);
-  size_t bytes = 0;
-  for (size_t i = 0; i < count; ++i) {
-    write_fully(messages[i].payload, messages[i].length);
-    bytes += messages[i].length;
-    free(messages[i].payload);
-  }
-  free(messages);
-  if (getenv("IOTAP_STAPIO_DRAIN_REPORT") != NULL)
-    fprintf(stderr, "iotap stapio_drain: %zu messages, %zu bytes read after the readers stopped\n",
-            count, bytes);
-}
-
-typedef void (*any_function)(void);  // GCC lets this type be cast to any other function type
-
-// The next definition of `name` (libc's), as a function pointer: through a union, because ISO C
-// has no cast from dlsym's object pointer to a function pointer.
-static any_function next(const char* name) {
+// Through a union, because ISO C has no cast from dlsym's object pointer to a function pointer.
+any_function next(const char* name) {
   union {
     void* object;
     any_function function;
@@ -248,6 +173,6 @@ WRAP_OPENAT(openat64)
 int close(int fd) {
   static int (*real)(int);
   if (real == NULL) real = (int (*)(int))next("close");
-  if (active && !drained && is_remembered(fd)) drain_relay_files();
+  if (active && relay_index(fd) >= 0) finish_relay_reading();
   return real(fd);
 }

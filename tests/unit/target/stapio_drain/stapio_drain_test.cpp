@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -30,21 +31,59 @@ std::string relay_file(const std::vector<Message>& messages) {
   return bytes;
 }
 
-Captured run_stapio(const std::string& dir, int files, const std::string& preload) {
+Captured run_stapio(const std::string& dir, int files, const std::string& preload,
+                    bool readers = false) {
   SpawnOptions options;
   options.extra_env = {"LD_PRELOAD=" + preload};
-  return capture({FAKE_STAPIO, dir, std::to_string(files)}, options);
+  std::vector<std::string> argv{FAKE_STAPIO, dir, std::to_string(files)};
+  if (readers) argv.emplace_back("readers");
+  return capture(argv, options);
 }
 
-TEST(StapioDrain, WritesWhatTheReadersLeftInSequenceOrder) {
+struct ReaderCounts {
+  unsigned long taken = 0;  // messages stapio's own readers read
+  unsigned long long reads = 0;
+  unsigned long long writes = 0;
+};
+
+// "readers took M; syscalls: read R write W" from the stand-in's standard error.
+ReaderCounts reader_counts(const std::string& err) {
+  ReaderCounts counts;
+  const auto at = err.find("readers took ");
+  if (at == std::string::npos ||
+      std::sscanf(err.c_str() + at, "readers took %lu; syscalls: read %llu write %llu",
+                  &counts.taken, &counts.reads, &counts.writes) != 3)
+    ADD_FAILURE() << "no counts in: " << err;
+  return counts;
+}
+
+// relay_reader.c: the library reads the relay files in stapio's readers' place, while they run,
+// and writes the messages in sequence order across the files, many to a write.
+TEST(StapioDrain, ReadsTheRelayFilesInStapiosReadersPlaceInSequenceOrder) {
   TempDir dir("stapio-drain-test");
-  // Two CPUs' files, their messages interleaved in sequence, one longer than a page.
-  const std::string long_line = std::string(5000, 'x') + "\n";
-  write_file(dir.path() + "/trace0", relay_file({{3, "RS 3\n"}, {4, long_line}, {7, "RD 7\n"}}));
-  write_file(dir.path() + "/trace1", relay_file({{5, "Q 5\n"}, {6, "C 6\n"}}));
-  const auto run = run_stapio(dir.path(), 2, STAPIO_DRAIN);
+  // 4000 short messages alternating between two CPUs' files, as an I/O's events alternate, and
+  // two long ones in the middle of the first file.
+  std::vector<Message> cpu0;
+  std::vector<Message> cpu1;
+  std::string expected;
+  for (uint32_t sequence = 1; sequence <= 4002; ++sequence) {
+    std::string payload = "C " + std::to_string(sequence) + "\n";
+    if (sequence == 1000 || sequence == 1001) payload = std::string(100'000, 'x') + "\n";
+    (sequence % 2 != 0 ? cpu0 : cpu1).push_back({sequence, payload});
+    expected += payload;
+  }
+  write_file(dir.path() + "/trace0", relay_file(cpu0));
+  write_file(dir.path() + "/trace1", relay_file(cpu1));
+
+  const auto run = run_stapio(dir.path(), 2, STAPIO_DRAIN, true);
   ASSERT_EQ(run.status.code, 0) << run.err;
-  EXPECT_EQ(run.out, "RS 3\n" + long_line + "Q 5\nC 6\nRD 7\n");
+  EXPECT_EQ(run.out, expected);
+  const ReaderCounts counts = reader_counts(run.err);
+  EXPECT_EQ(counts.taken, 0U) << "stapio's readers read nothing themselves";
+  // stapio's readers take two reads and a write per message: 8004 reads and 4002 writes. The
+  // counts include the dynamic loader's reads of the libraries (about 10).
+  EXPECT_LT(counts.reads, 100U);
+  EXPECT_LT(counts.writes, 20U);
 }
 
 TEST(StapioDrain, StapiosChildrenDoNotInheritIt) {
