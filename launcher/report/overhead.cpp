@@ -26,18 +26,24 @@ nlohmann::ordered_json optional_number(const std::optional<double>& value) {
 
 }  // namespace
 
-Overhead overhead(const engine::Result& result, std::optional<double> ns_per_hit) {
+Overhead overhead(uint64_t probe_hits, uint64_t skipped_probes, std::optional<double> run_seconds,
+                  std::optional<double> ns_per_hit) {
   Overhead out;
-  out.skipped_probes = result.loss.skipped_probes;
-  out.probe_hits = result.events + out.skipped_probes;
+  out.probe_hits = probe_hits;
+  out.skipped_probes = skipped_probes;
   if (!ns_per_hit) return out;
   out.ns_per_hit = ns_per_hit;
   out.seconds = static_cast<double>(out.probe_hits) * *ns_per_hit / 1e9;
-  // The stream's span already holds the time the probes added: the run without them was
-  // shorter by that much.
-  const double span = static_cast<double>(result.span_ns) / 1e9;
-  if (span > 0) out.share = std::min(1.0, *out.seconds / span);
+  // The run already holds the time the probes added: the run without them was shorter by that
+  // much.
+  if (run_seconds && *run_seconds > 0) out.share = std::min(1.0, *out.seconds / *run_seconds);
   return out;
+}
+
+Overhead overhead(const engine::Result& result, std::optional<double> ns_per_hit) {
+  const uint64_t skipped = result.loss.skipped_probes;
+  return overhead(result.events + skipped, skipped, static_cast<double>(result.span_ns) / 1e9,
+                  ns_per_hit);
 }
 
 std::string overhead_line(const Overhead& overhead) {

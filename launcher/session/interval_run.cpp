@@ -86,7 +86,9 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
     if (const auto count = skipped_probes_in(line)) skipped += *count;
     std::fwrite(line.data(), 1, line.size(), stderr);
   };
-  const TracedRunResult result = traced_run(verb.script, options, sinks);
+  TracedScript script = verb.script;
+  script.report_overhead = true;
+  const TracedRunResult result = traced_run(script, options, sinks);
   reader.finish();
 
   if (!whole_run) {

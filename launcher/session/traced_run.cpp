@@ -9,11 +9,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 #include "iotap/config.h"
+#include "iotap/interval/skipped_probes.h"
+#include "iotap/report/overhead.h"
+#include "iotap/session/attribution_run.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/traced_program.h"
 #include "iotap/stap/compiler.h"
+#include "iotap/stap/hit_report.h"
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/probe_failure.h"
 #include "iotap/stap/script.h"
@@ -303,16 +308,28 @@ void settle_exit_status(TracedRunResult& result, const TracedRunSinks& sinks) {
 
 }  // namespace
 
-TracedRunResult traced_run(const TracedScript& script, const TargetOptions& options,
-                           const TracedRunSinks& sinks) {
-  const PreparedRun prepared = prepare_run(script.path, options);
+TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& options,
+                           const TracedRunSinks& asked_sinks) {
+  const PreparedRun prepared = prepare_run(asked.path, options);
   TracedRunResult result;
   result.kernel_release = target_kernel_release(options);
   if (prepared.stack) result.top_device = prepared.stack->top_path();
 
+  // With report_overhead, the module counts its probes' hits (stap -t) and reports them at its
+  // end, into the output: taken out here (stap/hit_report.h).
+  TracedScript script = asked;
+  TracedRunSinks sinks = asked_sinks;
+  std::optional<stap::HitReport> hit_report;
+  if (script.report_overhead && asked_sinks.output) {
+    script.stap_options.probe_timing = true;
+    hit_report.emplace(asked_sinks.output);
+    sinks.output = [&hit_report](std::string_view bytes) { hit_report->feed(bytes); };
+  }
+
   TempDir work("iotap-run");
   stap::StapStderr stderr_filter(
-      [&sinks](std::string_view line) {
+      [&sinks, &result](std::string_view line) {
+        if (const auto skipped = skipped_probes_in(line)) result.skipped_probes = *skipped;
         if (sinks.diagnostic) {
           sinks.diagnostic(line);
         } else {
@@ -340,6 +357,16 @@ TracedRunResult traced_run(const TracedScript& script, const TargetOptions& opti
   result.run_seconds = seconds_since(run_start);
   result.target_exit_status = stderr_filter.target_exit_status();
   result.program_last_stderr_line = stderr_filter.last_program_line();
+  if (hit_report) {
+    hit_report->finish();
+    result.probe_hits = hit_report->hits();
+    // A module that never reached its end (the guest killed) printed no report: nothing to say.
+    if (result.probe_hits) {
+      const report::Overhead cost = report::overhead(*result.probe_hits, result.skipped_probes,
+                                                     std::nullopt, measured_ns_per_hit(options));
+      std::fputs(("iotap: " + report::overhead_line(cost)).c_str(), stderr);
+    }
+  }
   settle_exit_status(result, sinks);
   return result;
 }

@@ -69,6 +69,7 @@ std::vector<std::string> compile_words(const StapOptions& options) {
   if (options.all_modules) words.emplace_back("--all-modules");
   if (options.exit_after_seconds != 0)
     words.insert(words.end(), {"-T", std::to_string(options.exit_after_seconds)});
+  if (options.probe_timing) words.emplace_back("-t");
   words.insert(words.end(), options.verbosity, "-v");
   return words;
 }

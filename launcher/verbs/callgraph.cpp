@@ -139,6 +139,7 @@ TracedRunResult run_script(const TracedScript& script, const TargetOptions& opti
   TracedScript with_symbols = script;
   // Return probes need stap to see the kernel's symbol table (target/vm/kernel_tree.h).
   with_symbols.compile_kernel_symbols = true;
+  with_symbols.report_overhead = true;
   // A probe waits at most MAXTRYLOCK x 10 us for another CPU's lock on a global, then is
   // skipped. stap's 1 ms is too short under TCG: two workers entering the trigger together lost
   // one's entry, and the whole thread was missing from the tree (one CI run in several). 10 ms.

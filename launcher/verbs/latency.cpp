@@ -84,6 +84,7 @@ int latency(Args args) {
   sinks.output = [&](std::string_view bytes) { lines.feed(bytes, take_line); };
   TracedScript script{data_paths().examples + "/latency.stp", {}};
   script.kernel_symbols = true;
+  script.report_overhead = true;
   const TracedRunResult run = traced_run(script, options, sinks);
   lines.finish(take_line);
 

@@ -31,7 +31,7 @@ iotap_unit_test(kernel_debuginfo_test SOURCES target/kernel_debuginfo_test.cpp L
 iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
-    stap/probe_failure_test.cpp stap/module_cache_test.cpp
+    stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"

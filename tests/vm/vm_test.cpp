@@ -81,6 +81,19 @@ TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
   const auto run_end = lines_starting_with(out, "run_end");
   ASSERT_EQ(run_end.size(), 1U);
   EXPECT_EQ(run_end[0], (std::vector<std::string>{"run_end", "32", "2097152", "0"}));
+
+  // The overhead line counts the probes' hits as the module counted them (stap -t's report,
+  // taken out of the output): one printed line each, which block_hasher's arguments fix at
+  // 1 run + 4 threads x 2 + 32 reads x 3.
+  size_t printed = 0;
+  for (const char* name : {"run_start", "thread_start", "read_start", "read_done", "hash_done",
+                           "thread_end", "run_end"})
+    printed += lines_starting_with(out, name).size();
+  EXPECT_EQ(printed, 1U + 4 * 2 + 32 * 3 + 1);
+  EXPECT_NE(run.err.find("iotap: overhead: " + std::to_string(printed) + " probe hits, 0 skipped"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(out.find("probe hit report"), std::string::npos) << out;
 }
 
 // events.stp's output holds every one of block_hasher's `reads` reads, started and done, and

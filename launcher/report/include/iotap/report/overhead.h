@@ -19,6 +19,10 @@ struct Overhead {
 };
 
 Overhead overhead(const engine::Result& result, std::optional<double> ns_per_hit);
+// From counted hits (stap -t's report: stap/hit_report.h), over a run of `run_seconds` when
+// known (the share is left out otherwise).
+Overhead overhead(uint64_t probe_hits, uint64_t skipped_probes, std::optional<double> run_seconds,
+                  std::optional<double> ns_per_hit);
 
 // "overhead: 65.5k probe hits, 0 skipped, ~0.56 s (62% of the run at 9 us per hit)", or without
 // the time when the cost per hit is not measured for the target.

@@ -16,6 +16,8 @@ struct StapOptions {
   bool suppress_time_limits = false;
   unsigned verbosity = 0;           // how many -v
   unsigned exit_after_seconds = 0;  // -T; 0: none
+  // -t: each probe's hits and cycles, reported into the output at exit (stap/hit_report.h).
+  bool probe_timing = false;
 };
 
 // stap's own safety patterns (stap 4.8, main.cxx), checked here so that a typo fails at once
