@@ -147,6 +147,9 @@ static struct relay_file* file_of(int fd) {
 // (or, with `grow`, at the end of a run, making room). The lock is held.
 static void append(struct relay_file* file, const char* bytes, size_t size, int grow) {
   for (;;) {
+    // A file whose place is lost is not read any further: its bytes would wait for room
+    // forever, and its reader with them, past stapio's stop.
+    if (file->lost) return;
     if (file->start > 0) {
       memmove(file->data, file->data + file->start, file->end - file->start);
       file->end -= file->start;
@@ -166,15 +169,17 @@ static void append(struct relay_file* file, const char* bytes, size_t size, int 
   file->end += size;
 }
 
-// The header of the first whole message `file` holds, or NULL.
-static const uint32_t* head(struct relay_file* file) {
-  if (file->lost || file->end - file->start < 8) return NULL;
-  const uint32_t* header = (const uint32_t*)(file->data + file->start);
+// Whether `file` holds a whole message; its header ({sequence, length}) into `header`. Copied,
+// not read in place: a header follows a payload of any length, so it may sit unaligned.
+static int head(struct relay_file* file, uint32_t header[2]) {
+  if (file->lost || file->end - file->start < 8) return 0;
+  memcpy(header, file->data + file->start, 8);
   if (header[1] == 0 || header[1] > kMaxMessage) {
     file->lost = 1;
-    return NULL;
+    pthread_cond_broadcast(&room);  // a reader waiting for room in it waits no more
+    return 0;
   }
-  return file->end - file->start >= 8 + (size_t)header[1] ? header : NULL;
+  return file->end - file->start >= 8 + (size_t)header[1];
 }
 
 // Moves the messages held into `output`, in sequence order, while it has room; returns how many.
@@ -184,12 +189,13 @@ static unsigned long take_messages(int at_end) {
   unsigned long taken = 0;
   for (;;) {
     struct relay_file* first = NULL;
-    const uint32_t* first_header = NULL;
+    uint32_t first_header[2] = {0, 0};
     for (int i = 0; i < file_count; ++i) {
-      const uint32_t* header = head(&files[i]);
-      if (header != NULL && (first_header == NULL || header[0] < first_header[0])) {
+      uint32_t header[2];
+      if (head(&files[i], header) && (first == NULL || header[0] < first_header[0])) {
         first = &files[i];
-        first_header = header;
+        first_header[0] = header[0];
+        first_header[1] = header[1];
       }
     }
     if (first == NULL || output_used + first_header[1] > sizeof output) return taken;
