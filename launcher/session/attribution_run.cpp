@@ -17,20 +17,11 @@
 #include "iotap/session/traced_program.h"
 #include "iotap/stack/disk_stats.h"
 #include "iotap/stack/stack_json.h"
-#include "iotap/target/vm_runner.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
 
 namespace iotap::verbs {
-
-std::optional<double> measured_ns_per_hit(const TargetOptions& options) {
-  // The one target whose cost per hit is measured: the guest under TCG, block_hasher's 4 KiB
-  // reads, bench/overhead (docs/performance.md: 8.6 us per hit, iotap as it runs now).
-  constexpr double kTcgGuestNsPerHit = 8'600;
-  if (options.target == Target::kVm && vm::guest_is_emulated()) return kTcgGuestNsPerHit;
-  return std::nullopt;
-}
 
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests, const RequestHooks& hooks) {

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "iotap/interval/skipped_probes.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/traced_program.h"
@@ -44,7 +43,6 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   std::vector<StackDevice> stack;
   std::optional<TableBlock> whole_run;
   std::deque<std::string> recent_lines;
-  uint64_t skipped = 0;
 
   auto draw_frame = [&](const TableBlock& block) {
     std::string frame = std::string(kClearScreen) + verb.live_title + "\n\n" + block.text;
@@ -82,10 +80,6 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   sinks.status = stderr_status_printer();
   sinks.output = [&](std::string_view bytes) { reader.feed(bytes); };
   sinks.stack = [&](const std::vector<StackDevice>& devices) { stack = devices; };
-  sinks.diagnostic = [&](std::string_view line) {
-    if (const auto count = skipped_probes_in(line)) skipped += *count;
-    std::fwrite(line.data(), 1, line.size(), stderr);
-  };
   TracedScript script = verb.script;
   script.report_overhead = true;
   const TracedRunResult result = traced_run(script, options, sinks);
@@ -99,10 +93,10 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   if (options.json) {
     Json fields = verb.to_json(*whole_run, stack);
     fields["exit_status"] = result.exit_status;
-    fields["loss"] = {{"skipped_probes", skipped}};
+    fields["loss"] = {{"skipped_probes", result.skipped_probes}};
     out.write(json_line(verb.schema, fields));
   } else {
-    out.write(loss_sentence(skipped));
+    out.write(loss_sentence(result.skipped_probes));
   }
   return result.exit_status;
 }

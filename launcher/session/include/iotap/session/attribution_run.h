@@ -25,10 +25,6 @@ struct AttributionRun {
   report::Overhead overhead;  // what the probes cost the run (report/overhead.h)
 };
 
-// The cost of one probe hit measured for the options' target (bench/overhead); none where it
-// has not been measured.
-std::optional<double> measured_ns_per_hit(const TargetOptions& options);
-
 // For a caller that keeps every request (iotap record). Both optional.
 struct RequestHooks {
   // Once, before any request ends: the stack the run traces (empty with --target local) and

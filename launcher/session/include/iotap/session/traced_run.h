@@ -43,9 +43,7 @@ struct TracedRunResult {
   std::shared_ptr<const symbols::KernelSymbols> kernel_symbols;  // when asked for and received
   double compile_seconds = 0;
   double run_seconds = 0;
-  // With TracedScript::report_overhead: the probes' hits, when the module's report came, and
-  // the hits SystemTap skipped (its "skipped probes" warning).
-  std::optional<uint64_t> probe_hits;
+  // The probe hits SystemTap skipped (its closing "skipped probes" warning on stderr).
   uint64_t skipped_probes = 0;
 };
 
@@ -79,6 +77,10 @@ inline TracedRunResult traced_run(const std::string& script_path, const TargetOp
                                   const TracedRunSinks& sinks) {
   return traced_run(TracedScript{script_path, {}}, options, sinks);
 }
+
+// The cost of one probe hit measured for the options' target (bench/overhead); none where it
+// has not been measured.
+std::optional<double> measured_ns_per_hit(const TargetOptions& options);
 
 // "stack top: md0 = raid0(...)" and one "md0 raid0(...) <- ram0 ... dm-0" line per parent.
 std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices);
