@@ -71,4 +71,8 @@ nlohmann::ordered_json overhead_json(const Overhead& overhead) {
           {"share", optional_number(overhead.share)}};
 }
 
+nlohmann::ordered_json overhead_json(const std::optional<Overhead>& overhead) {
+  return overhead ? overhead_json(*overhead) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace iotap::report

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/traced_program.h"
@@ -94,6 +95,7 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
     Json fields = verb.to_json(*whole_run, stack);
     fields["exit_status"] = result.exit_status;
     fields["loss"] = {{"skipped_probes", result.skipped_probes}};
+    fields["overhead"] = report::overhead_json(result.overhead);
     out.write(json_line(verb.schema, fields));
   } else {
     out.write(loss_sentence(result.skipped_probes));

@@ -270,6 +270,7 @@ void run_on_vm(const std::function<std::string()>& build_module, const TracedScr
   result.interrupted = vm_result.interrupted;
   result.timed_out = vm_result.timed_out;
   result.kernel_stats = vm_result.kernel_stats;
+  result.traced_seconds = vm_result.traced_seconds;
 }
 
 void run_locally(const std::string& module, const TracedScript& script,
@@ -287,8 +288,10 @@ void run_locally(const std::string& module, const TracedScript& script,
   run.staprun_options = stap::staprun_words(script.stap_options);
   run.module_options = stap::module_words(script.stap_options);
   if (prepared.command) run.command = prepared.command->argv;
+  const auto start = Clock::now();
   result.staprun_status =
       run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+  result.traced_seconds = seconds_since(start);
   result.interrupted = stop_signal() != 0;
 }
 
@@ -368,9 +371,9 @@ TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& optio
     hit_report->finish();
     // A module that never reached its end (the guest killed) printed no report: nothing to say.
     if (const std::optional<uint64_t> hits = hit_report->hits()) {
-      const report::Overhead cost = report::overhead(*hits, result.skipped_probes, std::nullopt,
-                                                     measured_ns_per_hit(options));
-      std::fputs(("iotap: " + report::overhead_line(cost)).c_str(), stderr);
+      result.overhead = report::overhead(*hits, result.skipped_probes, result.traced_seconds,
+                                         measured_ns_per_hit(options));
+      std::fputs(("iotap: " + report::overhead_line(*result.overhead)).c_str(), stderr);
     }
   }
   settle_exit_status(result, sinks);

@@ -11,6 +11,7 @@
 #include "iotap/callgraph/formats.h"
 #include "iotap/callgraph/probe_points.h"
 #include "iotap/config.h"
+#include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
 #include "iotap/session/program_output.h"
@@ -75,7 +76,7 @@ backtrace() (libgcc's _Unwind_Backtrace) still stops at the first traced frame.
                   "unwound_calls", "threads": [{"pid", "tid", "first_ns", "last_ns", "calls":
                   [{"function", "kernel", "entry_ns", "return_ns" (null: no return seen),
                   "arguments", "return", "unwound" (an exception unwound it), "calls": [...]}]}],
-                  "stack", "exit_status"}; times in ns since start_ns
+                  "stack", "exit_status", "overhead"}; times in ns since start_ns
 
 examples:
   iotap callgraph --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
@@ -174,6 +175,7 @@ std::string render(Format format, const StreamReader& reader, const callgraph::C
       Json json = callgraph::json_tree(graph, program);
       json["stack"] = stack_json(run.devices);
       json["exit_status"] = run.exit_status;
+      json["overhead"] = report::overhead_json(run.overhead);
       return to_text(json);
     }
   }

@@ -47,7 +47,8 @@ dm-0 = delay(ram7)) is fast itself.
   from_s, to_s   the table's time span, seconds since tracing started
   devices[]  name (kernel name), spec (its node in --stack, or null), parent (or null), rw
              ("R", "W" or "-"), count, total_us, avg_us
-  exit_status, loss.skipped_probes   on the whole-run line only
+  exit_status, loss.skipped_probes, overhead   on the whole-run line only (overhead:
+             probe_hits, skipped_probes, ns_per_hit, seconds, share; docs/engine.md)
 The program's own output goes to stderr, each line prefixed with its name.
 
 It runs examples/iotime.stp; `iotap run examples/iotime.stp` prints the same tables.

@@ -5,6 +5,7 @@
 #include "iotap/config.h"
 #include "iotap/latency/blocked_time.h"
 #include "iotap/latency/latency_format.h"
+#include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
 #include "iotap/session/program_output.h"
@@ -46,7 +47,7 @@ examples:
 
 The JSON (schema iotap.latency/1) has sleeps, total_us, unfinished_sleeps and reasons[] with
 reason, function, count, total_us, avg_us, max_us, percent, longest_stack[] and threads[]
-(tid, total_us); see docs/toolbox.md.
+(tid, total_us), and the probes' overhead; see docs/toolbox.md.
 
 options)";
 
@@ -95,6 +96,7 @@ int latency(Args args) {
     json.update(latency_json(blocked));
     json["stack"] = stack_json(run.devices);
     json["exit_status"] = run.exit_status;
+    json["overhead"] = report::overhead_json(run.overhead);
     text = to_text(json);
   } else {
     text = latency_text(blocked, stacks);

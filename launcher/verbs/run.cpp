@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
+#include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
 #include "iotap/session/stap_pass_options.h"
@@ -41,11 +42,12 @@ same boot, so KASLR and modules are right). This happens when the script calls b
 --raw-addresses keeps the numbers.
 
 When the run ends, iotap says what the probes cost it, on stderr:
-  iotap: overhead: 106 probe hits, 0 skipped, ~0.00 s (at 9 us per hit)
+  iotap: overhead: 106 probe hits, 0 skipped, ~0.00 s (0% of the run at 9 us per hit)
 The script is compiled with stap's -t for that; the module's probe hit report, which -t adds to
 the output at its exit, is taken out and summed. The time is the hits times the cost of one hit
 measured for the target (the TCG guest's, for events.stp, bench/overhead); it is not said where
-that cost is not measured.
+that cost is not measured. The run is the module's, from its load to staprun's exit. With
+--json the same is "overhead": {probe_hits, skipped_probes, ns_per_hit, seconds, share}.
 
 Ctrl-C stops the run: once the script runs, its end probes still run and their output still
 arrives; before that (compile, boot, stack building) iotap stops at once and prints nothing.
@@ -163,6 +165,7 @@ int run(Args args) {
                      result.target_exit_status ? Json(*result.target_exit_status) : Json(nullptr)},
                     {"interrupted", result.interrupted},
                     {"timed_out", result.timed_out},
+                    {"overhead", report::overhead_json(result.overhead)},
                     {"output", captured}};
     out.write(to_text(json));
   }

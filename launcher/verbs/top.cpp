@@ -50,7 +50,8 @@ drops while the program's probe rates drop with it.
   devices[]  name (kernel name), spec (its node in --stack, or null), parent (or null),
              submits, submits_per_s, kib_per_s
   probes[]   name (the USDT probe's name), hits, hits_per_s
-  exit_status, loss.skipped_probes   on the whole-run line only
+  exit_status, loss.skipped_probes, overhead   on the whole-run line only (overhead:
+             probe_hits, skipped_probes, ns_per_hit, seconds, share; docs/engine.md)
 The program's own output goes to stderr, each line prefixed with its name.
 
 It runs examples/top.stp with the interval in ms and the program's path as arguments.

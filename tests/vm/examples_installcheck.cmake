@@ -42,9 +42,11 @@ foreach(test_name IN LISTS installcheck_tests)
   list(JOIN ${test_name}_args ";" command)
   add_test(NAME ${test_name}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:iotap>;${command}" -DEXPECT_EXIT=0
-                   "-DEXPECT_REGEX=${regex}" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectExit.cmake"
+                   "-DEXPECT_REGEX=${regex}" "-DGUESTS_DIR=${IOTAP_TEST_GUESTS_DIR}"
+                   "-DSCRIPT=${CMAKE_SOURCE_DIR}/cmake/ExpectExit.cmake"
+                   -P "${CMAKE_CURRENT_SOURCE_DIR}/guest_lane.cmake"
            WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(${test_name} PROPERTIES LABELS vm RESOURCE_LOCK guest TIMEOUT 900
+  set_tests_properties(${test_name} PROPERTIES LABELS vm RESOURCE_GROUPS guests:1 PROCESSORS 2 TIMEOUT 900
                                                FIXTURES_REQUIRED vm_guest
-                                               ENVIRONMENT IOTAP_GUEST=${IOTAP_TEST_GUEST_DIR})
+                                               ENVIRONMENT IOTAP_GUEST=${IOTAP_TEST_FIRST_GUEST})
 endforeach()

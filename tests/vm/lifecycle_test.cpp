@@ -190,12 +190,12 @@ TEST_F(Lifecycle, TimeoutCoversAStackThatTakesForeverToBuild) {
   // the run still ends.
   const auto begin = Clock::now();
   const Captured run = run_iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm",
-                                  "--stack", "raid0(ram, delay(ram, 600s))", "--timeout", "20"},
+                                  "--stack", "raid0(ram, delay(ram, 600s))", "--timeout", "10"},
                                  tmp_.path(), {"IOTAP_GUEST="});
   const auto seconds =
       std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - begin).count();
   EXPECT_EQ(run.status.code, 2) << run.err;
-  EXPECT_NE(run.err.find("iotap: the guest had not started the run after --timeout 20 s (it was "
+  EXPECT_NE(run.err.find("iotap: the guest had not started the run after --timeout 10 s (it was "
                          "at: "),
             std::string::npos)
       << run.err;

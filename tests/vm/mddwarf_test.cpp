@@ -99,7 +99,10 @@ TEST_F(MdDwarfTest, Raid1SaysWhichLegEachReadUsedAndWhy) {
   ASSERT_EQ(result.status.code, 0) << result.err;
   const auto seen = remaps(result.out);
   const auto legs = lines_starting_with(result.out, "leg");
-  EXPECT_GE(legs.size(), 64U) << result.out;
+  // A hit stap skipped (its lock taken by a CPU the host has not scheduled, as with two guests
+  // on two host CPUs) is a leg line missing, and said: the count is exact less the skips.
+  EXPECT_GE(legs.size() + static_cast<size_t>(skipped_probes(result)), 64U)
+      << result.out << result.err;
   std::map<std::string, int> per_leg;
   for (const auto& f : legs) {
     // leg ARRAY SECTOR SECTORS LEG REASON ERROR NAME:pending=P,distance=D[,sequential]...

@@ -96,14 +96,14 @@ TEST_F(RecordTest, BlockHashersReadsAreRecordedPerThreadInItsOwnOrder) {
 TEST_F(RecordTest, ARunStoppedByTheTimeoutLeavesAWholeRecordingThatSaysSo) {
   const std::string out = files_.path() + "/cut.rec";
   run_ = run_iotap(
-      {"record", "-o", out, "--timeout", "20", "--target", "vm", "--stack",
+      {"record", "-o", out, "--timeout", "10", "--target", "vm", "--stack",
        "raid0(ram*3, delay(ram, 50ms))", "-c", "block_hasher -d __DEV__ -b 65536 -t 1 --direct"},
       tmp_.path());
   const recording::Recording rec = recording::read(out);  // a FormatError fails the test
   EXPECT_EQ(rec.end()["timed_out"], true) << run_.err;
   EXPECT_GT(rec.requests.size(), 0U);
   // The whole device is 3 x 64 MiB + 64 MiB in 64 KiB reads, a quarter of them 50 ms late: far
-  // more than 20 s of guest time holds.
+  // more than 10 s of guest time holds.
   EXPECT_LT(rec.requests.size(), 4096U);
   EXPECT_EQ(rec.end()["requests"], rec.requests.size());
 }

@@ -1,13 +1,19 @@
-# The guest the vm tier shares (iotap guest, target/shared_guest.h): booted once by the fixture
-# test vm_guest_start, stopped by vm_guest_stop, and named to the tests by IOTAP_GUEST. A test
-# that needs a guest of its own (one it stops before the run starts, which kills the guest)
-# clears IOTAP_GUEST; a run the guest cannot take (other memory, virtio disks) boots its own.
-# cmake -DIOTAP=... -DDIR=... -DACTION=start|stop -P test_guest.cmake
-if(ACTION STREQUAL "start")
-  # A guest left by an interrupted ctest run goes first.
-  execute_process(COMMAND "${IOTAP}" guest stop --dir "${DIR}" OUTPUT_QUIET ERROR_QUIET)
-endif()
-execute_process(COMMAND "${IOTAP}" guest ${ACTION} --dir "${DIR}" RESULT_VARIABLE status)
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "iotap guest ${ACTION} --dir ${DIR} failed (exit ${status})")
-endif()
+# The guests the vm tier shares (iotap guest, target/shared_guest.h): GUESTS of them, at DIR/g0,
+# DIR/g1, ..., booted by the fixture test vm_guest_start and stopped by vm_guest_stop. Each test
+# is handed one (tests/vm/CMakeLists.txt) and names it to iotap with IOTAP_GUEST. A test that
+# needs a guest of its own (one it stops before the run starts, which kills the guest) clears
+# IOTAP_GUEST; a run the guest cannot take (other memory, virtio disks) boots its own.
+# cmake -DIOTAP=... -DDIR=... -DGUESTS=N -DACTION=start|stop -P test_guest.cmake
+file(MAKE_DIRECTORY "${DIR}")
+math(EXPR last "${GUESTS} - 1")
+foreach(guest RANGE ${last})
+  set(guest_dir "${DIR}/g${guest}")
+  if(ACTION STREQUAL "start")
+    # A guest left by an interrupted ctest run goes first.
+    execute_process(COMMAND "${IOTAP}" guest stop --dir "${guest_dir}" OUTPUT_QUIET ERROR_QUIET)
+  endif()
+  execute_process(COMMAND "${IOTAP}" guest ${ACTION} --dir "${guest_dir}" RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "iotap guest ${ACTION} --dir ${guest_dir} failed (exit ${status})")
+  endif()
+endforeach()

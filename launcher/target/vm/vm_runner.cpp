@@ -396,6 +396,7 @@ class GuestSession {
   Clock::time_point start_deadline_;
   std::optional<Clock::time_point> run_deadline_;
   std::optional<Clock::time_point> running_since_;
+  std::optional<Clock::time_point> ran_at_;  // the guest's "status ran": staprun exited
   std::optional<Clock::time_point> stop_requested_;
   bool interrupted_ = false;
   bool timed_out_ = false;
@@ -634,6 +635,11 @@ void GuestSession::on_control_line(std::string_view text) {
   if (line.kind != ControlLine::Kind::kStatus) return;
   // A shared guest's own phrase between runs, not this run's.
   if (line.text == "waiting for a run") return;
+  // Not a phase to show: the traced run's end (VmResult::traced_seconds).
+  if (line.text == "ran") {
+    ran_at_ = Clock::now();
+    return;
+  }
   if (line.text == "running") {
     running_since_ = Clock::now();
     for (const auto& device : report_.devices()) events_.device(device);
@@ -680,6 +686,8 @@ VmResult GuestSession::finish() {
   result.timed_out = timed_out_;
   result.devices = report_.devices();
   result.kernel_stats = report_.kernel_stats();
+  if (running_since_ && ran_at_)
+    result.traced_seconds = std::chrono::duration<double>(*ran_at_ - *running_since_).count();
   if (exit_status) {
     result.exit_status = *exit_status;
   } else if (interrupted_) {

@@ -15,7 +15,7 @@ struct Overhead {
   uint64_t skipped_probes = 0;
   std::optional<double> ns_per_hit;  // measured on this kind of target; none: not measured
   std::optional<double> seconds;     // probe_hits x ns_per_hit
-  std::optional<double> share;       // of the run: seconds / (span + seconds)
+  std::optional<double> share;       // of the run (which holds them): seconds / run
 };
 
 Overhead overhead(const engine::Result& result, std::optional<double> ns_per_hit);
@@ -30,5 +30,7 @@ std::string overhead_line(const Overhead& overhead);
 
 // {"probe_hits", "skipped_probes", "ns_per_hit", "seconds", "share"}; null where not measured.
 nlohmann::ordered_json overhead_json(const Overhead& overhead);
+// The same, or null for a run whose module never reported its hits (it never reached its end).
+nlohmann::ordered_json overhead_json(const std::optional<Overhead>& overhead);
 
 }  // namespace iotap::report

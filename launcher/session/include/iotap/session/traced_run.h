@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/report/overhead.h"
 #include "iotap/session/target_options.h"
 #include "iotap/stap/stap_options.h"
 #include "iotap/symbols/kernel_symbols.h"
@@ -43,8 +44,14 @@ struct TracedRunResult {
   std::shared_ptr<const symbols::KernelSymbols> kernel_symbols;  // when asked for and received
   double compile_seconds = 0;
   double run_seconds = 0;
+  // From the module's load to staprun's exit: the run the probes' time is a share of. Unset
+  // when it never started.
+  std::optional<double> traced_seconds;
   // The probe hits SystemTap skipped (its closing "skipped probes" warning on stderr).
   uint64_t skipped_probes = 0;
+  // With TracedScript::report_overhead, once the module reported its hits: what the probes
+  // cost (printed on stderr as well; verbs with --json add it as "overhead").
+  std::optional<report::Overhead> overhead;
 };
 
 // The script a verb runs: a file (usually one of examples/) and its arguments ($1, @2, ...).
@@ -65,9 +72,9 @@ struct TracedScript {
   // stdout, written mid-line into the same port as the module's events, split an event line
   // (and the program's line) in two (session/program_output.h states where it goes).
   bool program_stdout_in_stream = false;
-  // Count the probes' hits (stap -t's report, taken out of the output: stap/hit_report.h) and
-  // print the overhead line on stderr when the run ends: "iotap: overhead: 41.0k probe hits, 0
-  // skipped, ~0.35 s (at 9 us per hit)".
+  // Count the probes' hits (stap -t's report, taken out of the output: stap/hit_report.h), keep
+  // the overhead (TracedRunResult::overhead) and print it on stderr when the run ends:
+  // "iotap: overhead: 41.0k probe hits, 0 skipped, ~0.35 s (4% of the run at 9 us per hit)".
   bool report_overhead = false;
 };
 

@@ -68,6 +68,9 @@ struct VmResult {
   std::vector<StackDevice> devices;  // the stack the guest built, top first
   // The kernel's disk statistics over the run (after - before), for the devices that keep them.
   KernelDiskStats kernel_stats;
+  // From "running" (the module about to load) to staprun's exit, as the host saw the guest's
+  // two lines arrive; unset when the run never got there.
+  std::optional<double> traced_seconds;
 };
 
 // Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest
