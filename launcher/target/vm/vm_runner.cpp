@@ -236,9 +236,10 @@ std::string build_run_files(const VmRun& run, const GuestKernel& kernel, const B
   return read_file(path);
 }
 
+// Rounded up: poll() woken a fraction of a millisecond before the deadline would find it not
+// reached yet.
 int milliseconds_until(Clock::time_point deadline) {
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::max<int64_t>(left, 0));
 }
 
@@ -566,7 +567,10 @@ void GuestSession::on_deadline() {
     kill_guest();  // the grace period is over
   } else if (!running_since_) {
     // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
-    const bool by_timeout = run_deadline_ && Clock::now() >= *run_deadline_;
+    // The deadline that came is the nearer one (poll_timeout_ms): asking the clock whether
+    // --timeout's has passed said "after 300 s" 10 s into a run with --timeout 10, once, when
+    // poll woke a fraction of a millisecond early.
+    const bool by_timeout = run_deadline_ && *run_deadline_ <= start_deadline_;
     start_timeout_ = by_timeout ? "--timeout " + std::to_string(run_.timeout.count()) + " s"
                                 : std::to_string(kStartDeadline.count()) + " s";
     start_timeout_hint_ = by_timeout ? "a longer --timeout gives it more time"
