@@ -46,7 +46,8 @@ foreach(test_name IN LISTS installcheck_tests)
                    "-DSCRIPT=${CMAKE_SOURCE_DIR}/cmake/ExpectExit.cmake"
                    -P "${CMAKE_CURRENT_SOURCE_DIR}/guest_lane.cmake"
            WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(${test_name} PROPERTIES LABELS vm RESOURCE_GROUPS guests:1 PROCESSORS 2 TIMEOUT 900
+  set_tests_properties(${test_name} PROPERTIES LABELS vm RESOURCE_GROUPS guests:1
+                                               PROCESSORS ${IOTAP_TEST_GUEST_CPUS} TIMEOUT 900
                                                FIXTURES_REQUIRED vm_guest
                                                ENVIRONMENT IOTAP_GUEST=${IOTAP_TEST_FIRST_GUEST})
 endforeach()

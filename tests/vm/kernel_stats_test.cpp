@@ -144,7 +144,12 @@ INSTANTIATE_TEST_SUITE_P(
         // 64 reads reached 6.9%, so these read 512 (a null disk of 512 MiB costs no memory until
         // written).
         Case{"linear(null(lat=20ms, size=512M))", Bar::kFivePercent, "linear_null20ms", 512},
-        Case{"linear(null(lat=5ms, size=512M))", Bar::kFivePercent, "linear_null5ms", 512},
+        // But on a busy host (the vm tier's two guests on two host CPUs) a vCPU waits for the
+        // host as well, and the time before dm starts its clock (workload(), above) grows: at 5
+        // ms (8 to 11 ms per read) iotap was 5.8% off the kernel's mean in one run of four,
+        // where 20 ms stayed within 1.7%. So 5 ms holds to what the kernel's granularity
+        // guarantees: within a tick.
+        Case{"linear(null(lat=5ms, size=512M))", Bar::kWithinATick, "linear_null5ms", 512},
         // Before dm's split was read right (X with BIO = PARENT), dm-0 had no ios here.
         Case{"striped(null(lat=5ms)*2)", Bar::kChunkParts, "striped_null5ms"},
         // dm-delay's kernel count is high by up to a tick (kWithinATick): at 50 ms that was -2%

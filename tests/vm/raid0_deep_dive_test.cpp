@@ -3,6 +3,7 @@
 // where each chunk goes, and every member's chunk count is there, counted twice.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -44,7 +45,7 @@ TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunk
   EXPECT_NE(out.find("[dm_delay]"), std::string::npos) << out;
   // Every member got its share of the chunks: a stripe spreads them evenly.
   std::map<std::string, int> chunks;
-  int uncounted = 0;  // chunks block_bio_remap saw and map_sector's probe did not
+  int uncounted = 0;  // chunks one of the two probes saw and the other did not
   const size_t table = out.find("chunks per member");
   ASSERT_NE(table, std::string::npos) << "no \"chunks per member\" table in the output:\n" << out;
   std::istringstream lines(out.substr(table));
@@ -60,11 +61,11 @@ TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunk
     // The same chunks counted from map_sector()'s arguments (DWARF, the article's way) and by
     // the block_bio_remap tracepoint: the kernel's two accounts agree...
     EXPECT_TRUE(words >> mapped) << "no map_sector count for " << member << ":\n" << out;
-    EXPECT_LE(mapped, count) << member;
-    uncounted += count - mapped;
+    uncounted += std::abs(count - mapped);
   }
   ASSERT_EQ(chunks.size(), 8U) << out;
-  // ... but for the hits stap had to skip (another probe running on the same CPU).
+  // ... but for the hits stap had to skip (another probe running on the same CPU), which can
+  // be either probe's: a skipped remap leaves map_sector's count the higher one.
   EXPECT_LE(uncounted, skipped_probes(run)) << run.err;
   EXPECT_TRUE(chunks.contains("dm-0"));
   int low = chunks.begin()->second;
