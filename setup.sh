@@ -21,14 +21,17 @@ done
 # Everything iotap builds with, runs and tests with. The guest kernel is Debian's cloud
 # kernel: its image and modules boot in qemu, its headers let stap compile for it. bpftrace is
 # the peer that bench/overhead and the vm tests measure against, in the guest, from an ext4
-# image that e2fsprogs' mke2fs builds.
+# image that e2fsprogs' mke2fs builds. valgrind counts the instructions block_hasher's
+# unattached probes add to a read (a unit test). Headless chromium (with a font to draw text in)
+# opens the HTML report in a golden test.
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
-  systemtap systemtap-sdt-dev systemtap-doc python3
+  systemtap systemtap-sdt-dev systemtap-doc python3 valgrind
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup fio
   bpftrace e2fsprogs
+  chromium fonts-dejavu-core
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -62,6 +62,19 @@ uint64_t Histogram::percentile(double q) const {
   return max_;
 }
 
+std::vector<uint64_t> Histogram::log2_us() const {
+  std::vector<uint64_t> out;
+  for (size_t bucket = 0; bucket < counts_.size(); ++bucket) {
+    if (counts_[bucket] == 0) continue;
+    const uint64_t low = bucket_low(bucket);
+    const uint64_t middle_us = (low + (bucket_high(bucket) - low) / 2) / 1000;
+    const auto power = static_cast<size_t>(std::bit_width(middle_us));  // 0 below 1 us
+    if (power >= out.size()) out.resize(power + 1);
+    out[power] += counts_[bucket];
+  }
+  return out;
+}
+
 Latency latency_of(const Histogram& h) {
   Latency l;
   l.count = h.count();
@@ -71,6 +84,7 @@ Latency latency_of(const Histogram& h) {
   l.p95_us = static_cast<double>(h.percentile(0.95)) / 1000;
   l.p99_us = static_cast<double>(h.percentile(0.99)) / 1000;
   l.max_us = static_cast<double>(h.max()) / 1000;
+  l.log2_us = h.log2_us();
   return l;
 }
 

@@ -29,6 +29,11 @@ class Histogram {
   // The value at rank ceil(q * count) (nearest rank), to within a bucket; 0 when empty.
   [[nodiscard]] uint64_t percentile(double q) const;
 
+  // Counts per power of two of microseconds (values are nanoseconds): [0] below 1 us, [k] from
+  // 2^(k-1) us up to 2^k us. A fine bucket counts where its middle falls, so a count may take
+  // in values up to a fine bucket's width (under 1%) beyond its power of two. Empty when empty.
+  [[nodiscard]] std::vector<uint64_t> log2_us() const;
+
   static size_t bucket_of(uint64_t value);
   static uint64_t bucket_low(size_t bucket);   // smallest value in the bucket
   static uint64_t bucket_high(size_t bucket);  // largest value in the bucket

@@ -8,6 +8,7 @@
 
 #include "iotap/config.h"
 #include "iotap/report.h"
+#include "iotap/report/html.h"
 #include "iotap/report/overhead.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/output_file.h"
@@ -125,19 +126,36 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
             ->value_name("N"),
         "print the N slowest reads as waterfalls");
   }
+  std::string html_path;
+  visible.add_options()(
+      "html", po::value(&html_path)->value_name("FILE"),
+      "also write the report as one self-contained HTML page to FILE: the verdict, the stack "
+      "as a tree, each device's latency histogram, the layers' shares and the slowest "
+      "requests' waterfalls (iotap report draws it again from a saved --json)");
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, help, nullptr, nullptr, exit_status::Verb::kAttribution))
     return 0;
 
   OutputFile out(options.output_path);
+  std::optional<OutputFile> html_out;
+  if (!html_path.empty()) html_out.emplace(html_path, "--html");  // checked now, written at the end
   const AttributionRun run = run_attribution(options, slowest, requests);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
+  const Json json = attribution_json(run, outcome);
   out.write(options.json
-                ? to_text(attribution_json(run, outcome))
+                ? to_text(json)
                 : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
                       report::overhead_line(run.overhead));
+  if (html_out) html_out->write(report::html(json, run_title(options)));
   say_nothing_to_answer(run, outcome);
   return outcome.exit;
+}
+
+std::string run_title(const TargetOptions& options) {
+  std::string title =
+      options.pid ? "process " + std::to_string(*options.pid) : options.command_line;
+  if (!options.stack_text.empty()) title += " on " + options.stack_text;
+  return title;
 }
 
 AttributionOutcome attribution_outcome(const TargetOptions& options, const AttributionRun& run,

@@ -17,8 +17,9 @@ namespace iotap::verbs {
 
 namespace {
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw UserError("cannot write -o '" + path + "': " + why +
+[[noreturn]] void cannot_write(std::string_view option, const std::string& path,
+                               const std::string& why) {
+  throw UserError("cannot write " + std::string(option) + " '" + path + "': " + why +
                   " (name a file in a directory you can write to)");
 }
 
@@ -74,10 +75,11 @@ std::string write_problem(const std::string& path) {
 
 }  // namespace
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+OutputFile::OutputFile(std::string path, std::string_view option)
+    : path_(std::move(path)), option_(option) {
   if (path_.empty()) return;
   if (const std::string problem = write_problem(path_); !problem.empty())
-    cannot_write(path_, problem);
+    cannot_write(option_, path_, problem);
 }
 
 void OutputFile::write(std::string_view text) {
@@ -88,11 +90,11 @@ void OutputFile::write(std::string_view text) {
   }
   if (!file_) {
     file_.reset(std::fopen(path_.c_str(), "wb"));
-    if (!file_) cannot_write(path_, std::strerror(errno));
+    if (!file_) cannot_write(option_, path_, std::strerror(errno));
   }
   if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size() ||
       std::fflush(file_.get()) != 0)
-    cannot_write(path_, std::strerror(errno));
+    cannot_write(option_, path_, std::strerror(errno));
 }
 
 bool OutputFile::is_terminal() const {

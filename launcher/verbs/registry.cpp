@@ -20,6 +20,7 @@ std::span<const Verb> all() {
       Verb{"replay", "replay a recording on a stack under the probes: attribution and fidelity",
            replay},
       Verb{"compare", "two attributions (or recordings) side by side, differences marked", compare},
+      Verb{"report", "a saved --json attribution as one self-contained HTML page", report},
       Verb{"run", "compile and run a .stp script against a program (-c) or a pid (-x)", run},
       Verb{"probes", "list a binary's USDT probes with their argument sizes", probes},
       Verb{"guest", "keep one guest running for many --target vm runs (IOTAP_GUEST)", guest},

@@ -35,3 +35,18 @@ add_test(NAME block_hasher_usdt_semaphore_section
                  -DEXPECT_EXIT=0 "-DEXPECT_REGEX=\\.probes[ ]+PROGBITS"
                  -P "${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake")
 set_tests_properties(block_hasher_usdt_semaphore_section PROPERTIES LABELS unit)
+
+# What the probes cost with nothing attached: instructions per read under valgrind's
+# cachegrind, against block_hasher built without them (bench/CMakeLists.txt). Not in a
+# sanitized build: valgrind cannot run AddressSanitizer's binaries, and a sanitizer build
+# counts its own checks, not the program's.
+if(NOT IOTAP_SANITIZE AND NOT IOTAP_FUZZ_ENABLED)
+  iotap_unit_test(block_hasher_probe_cost_test
+    SOURCES "${_bh_tests}/probe_cost_test.cpp"
+    LIBS iotap_util)
+  target_include_directories(block_hasher_probe_cost_test PRIVATE "${_bh_tests}")
+  target_compile_definitions(block_hasher_probe_cost_test PRIVATE
+    "BLOCK_HASHER_BIN=\"$<TARGET_FILE:block_hasher>\""
+    "BARE_BLOCK_HASHER_BIN=\"$<TARGET_FILE:block_hasher_bare>\"")
+  add_dependencies(block_hasher_probe_cost_test block_hasher block_hasher_bare)
+endif()

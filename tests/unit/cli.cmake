@@ -188,3 +188,24 @@ iotap_cli_test(cli_run_device 2
 iotap_cli_test(cli_run_marker_without_value 2
   "^iotap: [^\n]*pid_marker.stp uses __PID__, which needs -x PID \\(line 3\\)\n$"
   run ${CMAKE_CURRENT_SOURCE_DIR}/data/pid_marker.stp --target vm)
+
+# iotap report: a saved attribution to HTML; every bad input a one-line message and status 2
+# (not_json.txt and run.json are recording.cmake's).
+iotap_cli_test(cli_report_help 0 "usage: iotap report RESULT.json -o FILE.html.*fetches nothing" report --help)
+iotap_cli_test(cli_report_needs_a_file 2
+  "^iotap: iotap report needs a saved attribution: iotap report RESULT.json -o FILE.html \\(see 'iotap report --help'\\)\n$"
+  report)
+iotap_cli_test(cli_report_needs_output 2 "^iotap: iotap report needs -o FILE.html: where to write the page\n$"
+  report result.json)
+iotap_cli_test(cli_report_missing_file 2 "^iotap: cannot read '/no/such.json': No such file or directory\n$"
+  report /no/such.json -o "${CMAKE_CURRENT_BINARY_DIR}/report_missing.html")
+iotap_cli_test(cli_report_not_json 2
+  "^iotap: [^\n]*/not_json.txt is not JSON \\(give what iotap attribute, diagnose or replay printed with --json\\)\n$"
+  report "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt" -o "${CMAKE_CURRENT_BINARY_DIR}/report_not_json.html")
+iotap_cli_test(cli_report_not_an_attribution 2
+  "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\)\n$"
+  report "${CMAKE_CURRENT_BINARY_DIR}/run.json" -o "${CMAKE_CURRENT_BINARY_DIR}/report_run.html")
+iotap_cli_test(cli_report_output_is_a_directory 2 "^iotap: cannot write -o '/': it is a directory"
+  report "${CMAKE_CURRENT_BINARY_DIR}/run.json" -o /)
+iotap_cli_test(cli_attribute_html_is_a_directory 2 "^iotap: cannot write --html '/': it is a directory"
+  attribute --html / --target local -c true)

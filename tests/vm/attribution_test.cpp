@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
 #include "iotap_cli.h"
 
@@ -206,6 +207,56 @@ TEST_F(AttributionTest, AFailingMemberCountsErrorsAndTheRunFinishes) {
   }
   EXPECT_EQ(result["requests"]["count"], 16);
   expect_nothing_lost(result);
+}
+
+// --html for real: the page attribute writes beside its JSON says what the JSON says (the slow
+// member, a histogram per device with ios, a waterfall per --slowest request), and `iotap
+// report` draws the same page again from the saved JSON. (tests/golden/html_report_test.cpp
+// opens such a page in Chromium.)
+TEST_F(AttributionTest, HtmlPageSaysWhatTheJsonSaysAndReportDrawsItAgain) {
+  const TempDir out("iotap-html-vm-test");
+  const std::string page_path = out / "run.html";
+  const std::string json_path = out / "run.json";
+  const auto run =
+      run_iotap({"attribute", "--json", "-o", json_path, "--html", page_path, "--slowest", "2",
+                 "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 20ms))", "-c",
+                 "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"},
+                tmp_.path());
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json result = json::parse(read_file(json_path));
+  const std::string page = read_file(page_path);
+  const json* slow = the_slow_member(result);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_NE(page.find("Slow member: " + slow->at("name").get<std::string>() + " = delay"),
+            std::string::npos)
+      << page;
+  size_t with_ios = 0;
+  for (const auto& d : result["devices"]) {
+    if (d["ios"] == 0) continue;
+    ++with_ios;
+    EXPECT_NE(page.find("data-device=\"" + d["name"].get<std::string>() + "\"><figcaption>"),
+              std::string::npos)
+        << d["name"];
+  }
+  EXPECT_GE(with_ios, 5U) << "md0, its four members and the delayed one's disk";
+  size_t histograms = 0;
+  for (size_t at = page.find("<figure class=\"histogram device"); at != std::string::npos;
+       at = page.find("<figure class=\"histogram device", at + 1))
+    ++histograms;
+  EXPECT_EQ(histograms, with_ios);
+  size_t waterfalls = 0;
+  for (size_t at = page.find("<figure class=\"waterfall\">"); at != std::string::npos;
+       at = page.find("<figure class=\"waterfall\">", at + 1))
+    ++waterfalls;
+  EXPECT_EQ(waterfalls, 2U);
+  // The title names the run; the report's names the file. Past the title, the same page.
+  const std::string again_path = out / "again.html";
+  const auto again = run_iotap({"report", json_path, "-o", again_path}, tmp_.path());
+  ASSERT_EQ(again.status.code, 0) << again.err;
+  const std::string redrawn = read_file(again_path);
+  const auto body = [](const std::string& html) { return html.substr(html.find("<section")); };
+  EXPECT_EQ(body(redrawn), body(page));
+  EXPECT_NE(redrawn.find("<title>iotap: run.json</title>"), std::string::npos);
 }
 
 }  // namespace

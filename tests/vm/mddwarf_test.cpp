@@ -107,6 +107,7 @@ TEST_F(MdDwarfTest, Raid1SaysWhichLegEachReadUsedAndWhy) {
   EXPECT_GE(legs.size() + static_cast<size_t>(skipped_probes(result)), 64U)
       << result.out << result.err;
   std::map<std::string, int> per_leg;
+  int changed = 0;
   for (const auto& f : legs) {
     // leg ARRAY SECTOR SECTORS LEG REASON ERROR NAME:pending=P,distance=D[,sequential]...
     ASSERT_GE(f.size(), 9U);
@@ -141,8 +142,12 @@ TEST_F(MdDwarfTest, Raid1SaysWhichLegEachReadUsedAndWhy) {
       EXPECT_EQ(chosen_pending, min_pending) << f[2];
     }
     EXPECT_NE(f[5], "only-choice") << "two legs in sync";
+    changed += f[5] == "state-changed" ? 1 : 0;
     ++per_leg[f[4]];
   }
+  // The legs' state moves between the probe's reading and raid1's when a read on another CPU
+  // starts or ends meanwhile: now and then on a busy host, never for most reads.
+  EXPECT_LT(changed * 4, static_cast<int>(legs.size())) << result.out;
   EXPECT_GT(per_leg["ram0"], per_leg["dm-0"]) << result.out;
 }
 

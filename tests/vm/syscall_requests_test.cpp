@@ -177,15 +177,20 @@ TEST_F(SyscallRequestsTest, AnFsyncsFlushReachesEveryLegAndWaitsOnTheSlowOne) {
   EXPECT_EQ(fsync["call"], "fsync");
   // The write-backs took the slow leg's 20 ms, then the flush did again.
   EXPECT_GE(fsync["latency_us"].get<double>(), 40'000) << fsync.dump();
-  // Every write-back it waited on and the flush, on every level down to the slow leg's disk: as
-  // many bios on each (the kernel's flusher may have written a few pages back before the fsync).
+  // Every write-back it waited on and the flush, on every level down to a disk (the kernel's
+  // flusher may have written a few pages back before the fsync). The stages follow each md0
+  // bio down the leg that finished last: the slow one, as a rule, but on a busy host (two
+  // guests on two host CPUs) the fast leg's 64 writes once started 43 ms into the fsync and
+  // ended 87 ms later, after the slow leg's, and the stages went down nullb0. Either way each
+  // md0 bio has one leg's bio below it, and a bio through dm-0 has nullb1's below that.
   std::map<std::string, uint64_t> bios;
   for (const auto& stage : fsync["stages"])
     if (!stage["device"].get<std::string>().empty())
       bios[stage["device"]] += stage["bios"].get<uint64_t>();
   EXPECT_GE(bios["md0"], 2U) << fsync.dump();
-  EXPECT_EQ(bios["dm-0"], bios["md0"]) << fsync.dump();
-  EXPECT_EQ(bios["nullb1"], bios["md0"]) << fsync.dump();
+  EXPECT_EQ(bios["dm-0"] + bios["nullb0"], bios["md0"]) << fsync.dump();
+  EXPECT_EQ(bios["nullb1"], bios["dm-0"]) << fsync.dump();
+  EXPECT_GE(bios["dm-0"], 1U) << "the flush, at least, waits on the slow leg:\n" << fsync.dump();
   // The last stretch on the slow disk is the flush: it took the disk's 20 ms itself.
   double last_start = -1;
   double last_dwell = 0;

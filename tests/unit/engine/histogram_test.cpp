@@ -85,5 +85,22 @@ TEST(Histogram, SizeIsBoundedByRangeNotSamples) {
   EXPECT_NEAR(static_cast<double>(h.percentile(0.5)), 30'500.0, 305.0);
 }
 
+TEST(Histogram, PowersOfTwoOfMicroseconds) {
+  Histogram h;
+  EXPECT_TRUE(h.log2_us().empty());
+  h.add(500);        // 0.5 us: below 1 us
+  h.add(1'500);      // 1.5 us: 1 to 2 us
+  h.add(3'000'000);  // 3 ms: 2048 to 4096 us
+  h.add(3'100'000);
+  const std::vector<uint64_t> counts = h.log2_us();
+  ASSERT_EQ(counts.size(), 13U);  // up to [12]: 2^11 to 2^12 us
+  EXPECT_EQ(counts[0], 1U);
+  EXPECT_EQ(counts[1], 1U);
+  EXPECT_EQ(counts[12], 2U);
+  uint64_t total = 0;
+  for (const uint64_t n : counts) total += n;
+  EXPECT_EQ(total, h.count());
+}
+
 }  // namespace
 }  // namespace iotap::engine

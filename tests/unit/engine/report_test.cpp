@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "iotap/report/html.h"
 #include "stream.h"
 
 namespace iotap::engine::testing {
@@ -81,6 +82,30 @@ TEST(Report, JsonKeepsTheContract) {
   EXPECT_EQ(j["stream"]["other_lines"], 2);
 }
 
+TEST(Report, EveryLatencyCarriesItsHistogramOverPowersOfTwo) {
+  const nlohmann::ordered_json j = report::json(incident_like());
+  // dm-0's four reads took 50 ms each: all in 32.8 to 65.5 ms.
+  const auto& dm0 = j["devices"][2]["latency_us"]["histogram"];
+  ASSERT_EQ(dm0.size(), 1U) << dm0.dump();
+  EXPECT_EQ(dm0[0]["from_us"], 32768);
+  EXPECT_EQ(dm0[0]["to_us"], 65536);
+  EXPECT_EQ(dm0[0]["count"], 4);
+  // Every histogram counts each io (each request) once, its buckets adjoining.
+  const auto counted = [](const nlohmann::ordered_json& buckets) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      sum += buckets[i]["count"].get<uint64_t>();
+      if (i > 0) {
+        EXPECT_EQ(buckets[i]["from_us"], buckets[i - 1]["to_us"]);
+      }
+    }
+    return sum;
+  };
+  for (const auto& device : j["devices"])
+    EXPECT_EQ(counted(device["latency_us"]["histogram"]), device["ios"]) << device.dump();
+  EXPECT_EQ(counted(j["requests"]["latency_us"]["histogram"]), 8U);
+}
+
 TEST(Report, TextReadsAtAGlance) {
   const std::string text = report::text(incident_like(), true);
   EXPECT_NE(text.find("reads: 8 reads (block_hasher's USDT probes), 0 errors; latency us: mean "),
@@ -112,6 +137,63 @@ TEST(Report, KernelMeanColumnOnlyWithKernelStats) {
   const size_t ram1 = text.find("  ram1 ");
   ASSERT_NE(ram1, std::string::npos) << text;
   EXPECT_EQ(text.substr(text.find('\n', ram1) - 2, 2), " -") << text;
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlReport, VerdictFirstTheSlowMemberMarkedAHistogramPerDevice) {
+  const std::string page = report::html(report::json(incident_like()), "block_hasher on md0");
+  EXPECT_TRUE(page.starts_with("<!DOCTYPE html>")) << page.substr(0, 100);
+  const size_t verdict = page.find("<section id=\"verdict\" class=\"verdict slow\">");
+  ASSERT_NE(verdict, std::string::npos) << page;
+  EXPECT_LT(verdict, page.find("<section id=\"stack\">"));
+  EXPECT_NE(page.find("Slow member: dm-0 = delay(ram,50ms)"), std::string::npos);
+  // The tree: dm-0 marked, under md0, over ram1.
+  EXPECT_NE(page.find("<span class=\"node slow\" data-device=\"dm-0\">"), std::string::npos);
+  EXPECT_LT(page.find("data-device=\"md0\""), page.find("data-device=\"dm-0\""));
+  EXPECT_LT(page.find("data-device=\"dm-0\""), page.find("data-device=\"ram1\""));
+  // A histogram per device (all four had ios) and the requests'; each device's bars count its
+  // ios: dm-0's one bar, 4 reads from 32.8 to 65.5 ms.
+  EXPECT_EQ(occurrences(page, "<figure class=\"histogram device"), 4U);
+  EXPECT_EQ(occurrences(page, "<figure class=\"histogram requests\">"), 1U);
+  EXPECT_NE(page.find("<figure class=\"histogram device slow\" data-device=\"dm-0\">"),
+            std::string::npos);
+  EXPECT_NE(page.find("<title>dm-0: 4 from 32.8 ms to 65.5 ms</title>"), std::string::npos) << page;
+  EXPECT_EQ(occurrences(page, "<figure class=\"waterfall\">"), 2U);  // options.slowest
+  EXPECT_NE(page.find("<section id=\"layers\">"), std::string::npos);
+  EXPECT_NE(page.find("loss: none"), std::string::npos);
+  // Self-contained: nothing to fetch, nothing to run.
+  for (const char* outside : {"<script", "src=", "href=", "url(", "@import", "<link"})
+    EXPECT_EQ(page.find(outside), std::string::npos) << outside;
+}
+
+TEST(HtmlReport, EscapesEverythingItQuotes) {
+  nlohmann::ordered_json j = report::json(incident_like());
+  j["devices"][2]["spec"] = "<img src=x onerror=alert(1)>&\"'";
+  j["verdict"]["slow_members"][0]["spec"] = j["devices"][2]["spec"];
+  const std::string page = report::html(j, "a <b>title</b>");
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_EQ(page.find("<b>title"), std::string::npos);
+  EXPECT_NE(page.find("&lt;img src=x onerror=alert(1)&gt;&amp;&quot;&#39;"), std::string::npos);
+  EXPECT_NE(page.find("a &lt;b&gt;title&lt;/b&gt;"), std::string::npos);
+}
+
+TEST(HtmlReport, AReportWithoutHistogramsSaysSoAndNoVerdictIsGrey) {
+  nlohmann::ordered_json j = report::json(incident_like());
+  for (auto& device : j["devices"]) device["latency_us"].erase("histogram");
+  j["verdict"] = {{"status", "no_io"},
+                  {"reason", "no I/O seen"},
+                  {"slow_members", nlohmann::ordered_json::array()},
+                  {"failing_members", nlohmann::ordered_json::array()}};
+  const std::string page = report::html(j, "old.json");
+  EXPECT_EQ(occurrences(page, "No histogram in this report"), 4U);
+  EXPECT_NE(page.find("class=\"verdict none\"><p class=\"headline\">No verdict</p>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<p>no I/O seen</p>"), std::string::npos);
 }
 
 TEST(Report, LossIsSpelledOut) {

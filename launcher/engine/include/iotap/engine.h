@@ -64,6 +64,9 @@ struct Options {
 struct Latency {
   uint64_t count = 0;
   double mean_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0;
+  // The distribution by powers of two: [0] below 1 us, [k] from 2^(k-1) us up to 2^k us, to the
+  // highest one used (to within 1%: Histogram::log2_us).
+  std::vector<uint64_t> log2_us;
 };
 
 struct DeviceResult {

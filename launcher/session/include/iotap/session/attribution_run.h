@@ -38,8 +38,9 @@ struct RequestHooks {
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests = {}, const RequestHooks& hooks = {});
 
-// The whole of `attribute` and `diagnose`: their options (the target options, and --slowest N
-// when `waterfalls`), the run, and the report as text or JSON, on stdout or in -o's file.
+// The whole of `attribute` and `diagnose`: their options (the target options, --html, and
+// --slowest N when `waterfalls`), the run, and the report as text or JSON, on stdout or in -o's
+// file, and as HTML in --html's.
 int attribution_verb(std::span<const std::string> args, const char* help, bool waterfalls);
 
 // How an attribution run ends for `attribute` and `diagnose`: its exit status (3 when there was
@@ -55,6 +56,9 @@ AttributionOutcome attribution_outcome(const TargetOptions& options, const Attri
 Json attribution_json(const AttributionRun& run, const AttributionOutcome& outcome);
 // The "iotap: nothing to attribute: ..." line on stderr, when the exit status is 3.
 void say_nothing_to_answer(const AttributionRun& run, const AttributionOutcome& outcome);
+
+// What a report says was traced: "-c's command on --stack's spec", or "process PID".
+std::string run_title(const TargetOptions& options);
 
 // How the run ended, for a report with no verdict: "block_hasher exited with status 1; its last
 // line on stderr: ...", or staprun's status, or the timeout.

@@ -15,7 +15,8 @@ class OutputFile {
   // Throws UserError when the path cannot take a report: only a regular file that opens for
   // writing, a new file in a writable directory, or a stream (a terminal, /dev/null, a pipe such
   // as /dev/stdout) can; not a directory, a block device, or a file under /proc or /sys.
-  explicit OutputFile(std::string path);
+  // `option` names the path's option in messages ("-o", "--html").
+  explicit OutputFile(std::string path, std::string_view option = "-o");
 
   // Writes and flushes: a live report is seen as it is made. Throws UserError if the file
   // cannot take it (a full disk, say).
@@ -29,6 +30,7 @@ class OutputFile {
     void operator()(std::FILE* file) const { std::fclose(file); }
   };
   std::string path_;
+  std::string option_;
   std::unique_ptr<std::FILE, FileCloser> file_;
 };
 

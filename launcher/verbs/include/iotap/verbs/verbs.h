@@ -21,6 +21,7 @@ int top(Args args);
 int record(Args args);
 int replay(Args args);
 int compare(Args args);
+int report(Args args);
 int guest(Args args);
 
 struct Verb {
