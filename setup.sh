@@ -23,7 +23,7 @@ done
 # the peer that bench/overhead and the vm tests measure against, in the guest, from an ext4
 # image that e2fsprogs' mke2fs builds. valgrind counts the instructions block_hasher's
 # unattached probes add to a read (a unit test). Headless chromium (with a font to draw text in)
-# opens the HTML report in a golden test.
+# opens the HTML report in a golden test; man-db renders the man pages made from --help.
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
@@ -31,7 +31,7 @@ packages=(
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup fio
   bpftrace e2fsprogs
-  chromium fonts-dejavu-core
+  chromium fonts-dejavu-core man-db
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

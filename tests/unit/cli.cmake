@@ -209,3 +209,11 @@ iotap_cli_test(cli_report_output_is_a_directory 2 "^iotap: cannot write -o '/': 
   report "${CMAKE_CURRENT_BINARY_DIR}/run.json" -o /)
 iotap_cli_test(cli_attribute_html_is_a_directory 2 "^iotap: cannot write --html '/': it is a directory"
   attribute --html / --target local -c true)
+
+# The man pages hold every line of --help, man renders them, and bash completes verbs, options
+# and --stack's kinds from iotap's own --help.
+add_test(NAME man_pages_and_completion
+         COMMAND ${CMAKE_COMMAND} -DIOTAP=$<TARGET_FILE:iotap> -DMAN_DIR=${IOTAP_MAN_DIR}
+                 -DCOMPLETION=${PROJECT_SOURCE_DIR}/completions/iotap.bash
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/check_man_and_completion.cmake)
+set_tests_properties(man_pages_and_completion PROPERTIES LABELS unit TIMEOUT 60)
