@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "html_parts.h"
+#include "words.h"
 
 namespace iotap::report {
 namespace {
@@ -71,10 +72,6 @@ std::string text_of(const Json& value) {
   return value.is_string() ? value.get<std::string>() : "";
 }
 
-std::string count_text(uint64_t n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
-}
-
 std::string percent(double share) {
   std::array<char, 32> text{};
   std::snprintf(text.data(), text.size(), "%.0f%%", share * 100);
@@ -105,12 +102,12 @@ std::string slow_member_sentence(const Json& s, bool with_share) {
     text += " (under " + escape(text_of(s["array"])) + ")";
   text += ": mean " + duration(evidence.value("mean_us", 0.0)) + " against " +
           duration(evidence.value("siblings_mean_us", 0.0)) + " for its " +
-          count_text(evidence.value("siblings", uint64_t{0}), "sibling", "siblings");
+          plural(evidence.value("siblings", uint64_t{0}), "sibling", "siblings");
   const auto slowest = evidence.value("slowest_requests", uint64_t{0});
   if (with_share && slowest > 0)
     text += "; " + percent(evidence.value("share_of_slowest", 0.0)) + " of the slowest " +
             percent(evidence.value("slowest_fraction", 0.0)) + " of requests' time (" +
-            count_text(slowest, "request", "requests") + ")";
+            plural(slowest, "request", "requests") + ")";
   return text;
 }
 
@@ -140,7 +137,7 @@ std::string verdict_section(const Json& a) {
   for (const auto& f : failing)
     html += "<p><b>" + escape(text_of(f["name"])) + "</b> in " + escape(text_of(f["parent"])) +
             ": " + std::to_string(f.value("errors", uint64_t{0})) + " of " +
-            count_text(f.value("ios", uint64_t{0}), "io", "ios") + " failed</p>";
+            plural(f.value("ios", uint64_t{0}), "io", "ios") + " failed</p>";
   if (!verdict.value("reason", Json(nullptr)).is_null())
     html += "<p>" + escape(text_of(verdict["reason"])) + "</p>";
   return html + "</section>\n";
@@ -162,7 +159,7 @@ std::string tree_items(const Json& devices, const std::string& parent, const Mar
             escape(name) + "</b>";
     if (!text_of(d["spec"]).empty())
       html += "<span class=\"spec\">" + escape(text_of(d["spec"])) + "</span>";
-    html += "<span class=\"stat\">" + count_text(d.value("ios", uint64_t{0}), "io", "ios");
+    html += "<span class=\"stat\">" + plural(d.value("ios", uint64_t{0}), "io", "ios");
     if (d.value("ios", uint64_t{0}) > 0) html += " · mean " + duration(latency.value("mean", 0.0));
     html += "</span>";
     if (slow) html += "<span class=\"badge\">slow</span>";
@@ -216,7 +213,7 @@ Json histogram_of(const Json& latency) {
 std::string latency_caption(const std::string& name, const Json& latency, uint64_t count,
                             std::string_view unit) {
   return "<figcaption>" + escape(name) + "<span class=\"stat\">" +
-         count_text(count, unit, std::string(unit) + "s") + " · p50 " +
+         plural(count, unit, std::string(unit) + "s") + " · p50 " +
          duration(latency.value("p50", 0.0)) + " · p99 " + duration(latency.value("p99", 0.0)) +
          " · max " + duration(latency.value("max", 0.0)) + "</span></figcaption>";
 }
@@ -321,13 +318,9 @@ std::string devices_table(const Json& a, const Marked& marks) {
       html +=
           "<td>" + (d.value("ios", uint64_t{0}) > 0 ? duration(l.value(key, 0.0)) : "") + "</td>";
     if (kernel) {
-      std::string mean;
-      if (d.contains("kernel_stats")) {
-        const Json& k = d["kernel_stats"];
-        const auto reads = k.value("reads", uint64_t{0});
-        if (reads > 0) mean = duration(k.value("read_ms", 0.0) * 1000 / static_cast<double>(reads));
-      }
-      html += "<td>" + mean + "</td>";
+      // The kernel's read ticks over its reads, as the JSON has it (null without reads).
+      const Json mean = d.value("kernel_stats", Json::object()).value("read_mean_us", Json());
+      html += "<td>" + (mean.is_number() ? duration(mean.get<double>()) : "") + "</td>";
     }
     html += "</tr>";
   }
@@ -371,7 +364,7 @@ std::string html(const Json& attribution, const std::string& title) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>iotap: " +
       escape(title) + "</title><style>" + kStyle +
       "</style></head><body>\n<h1>iotap</h1><p class=\"sub\">" + escape(title) + " · " +
-      count_text(requests.value("count", uint64_t{0}), "request", "requests") + "</p>\n";
+      plural(requests.value("count", uint64_t{0}), "request", "requests") + "</p>\n";
   page += verdict_section(attribution);
   page += stack_section(attribution, marks);
   page += layers_section(attribution);

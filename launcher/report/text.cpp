@@ -7,6 +7,7 @@
 
 #include "iotap/report.h"
 #include "table.h"
+#include "words.h"
 
 namespace iotap::report {
 namespace {
@@ -29,10 +30,6 @@ std::string percent(double share) {
 
 std::string or_dash(const std::string& text) {
   return text.empty() ? "-" : text;
-}
-
-std::string plural(uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 std::string latency_text(const Latency& l) {

@@ -239,16 +239,13 @@ TEST_F(AttributionTest, HtmlPageSaysWhatTheJsonSaysAndReportDrawsItAgain) {
         << d["name"];
   }
   EXPECT_GE(with_ios, 5U) << "md0, its four members and the delayed one's disk";
-  size_t histograms = 0;
-  for (size_t at = page.find("<figure class=\"histogram device"); at != std::string::npos;
-       at = page.find("<figure class=\"histogram device", at + 1))
-    ++histograms;
-  EXPECT_EQ(histograms, with_ios);
-  size_t waterfalls = 0;
-  for (size_t at = page.find("<figure class=\"waterfall\">"); at != std::string::npos;
-       at = page.find("<figure class=\"waterfall\">", at + 1))
-    ++waterfalls;
-  EXPECT_EQ(waterfalls, 2U);
+  const auto occurrences = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(occurrences("<figure class=\"histogram device"), with_ios);
+  EXPECT_EQ(occurrences("<figure class=\"waterfall\">"), 2U);
   // The title names the run; the report's names the file. Past the title, the same page.
   const std::string again_path = out / "again.html";
   const auto again = run_iotap({"report", json_path, "-o", again_path}, tmp_.path());
