@@ -24,6 +24,8 @@ done
 # image that e2fsprogs' mke2fs builds. valgrind counts the instructions block_hasher's
 # unattached probes add to a read (a unit test). Headless chromium (with a font to draw text in)
 # opens the HTML report in a golden test; man-db renders the man pages made from --help.
+# dpkg-dev's dpkg-shlibdeps finds the .deb's library dependencies (cmake/Package.cmake), and
+# bubblewrap hides the source and build trees from the installed iotap a vm test runs.
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
@@ -31,7 +33,7 @@ packages=(
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup fio
   bpftrace e2fsprogs
-  chromium fonts-dejavu-core man-db
+  chromium fonts-dejavu-core man-db dpkg-dev bubblewrap
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -16,3 +16,6 @@ endif()
 # Man pages (made from --help at build time, launcher/CMakeLists.txt) and bash completion.
 install(DIRECTORY "${IOTAP_MAN_DIR}/" DESTINATION share/man/man1 FILES_MATCHING PATTERN "*.1")
 install(FILES completions/iotap.bash DESTINATION share/bash-completion/completions RENAME iotap)
+# The documents a user reads without the source tree: the README and docs/ (with its images).
+install(FILES README.md DESTINATION share/doc/iotap)
+install(DIRECTORY docs/ DESTINATION share/doc/iotap/docs)

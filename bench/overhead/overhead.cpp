@@ -24,6 +24,7 @@
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/script.h"
+#include "iotap/stap/shared_runtime.h"
 #include "iotap/target/stack_plan.h"
 #include "iotap/target/stack_spec.h"
 #include "iotap/target/tools_image.h"
@@ -96,7 +97,7 @@ std::string events_module(const TempDir& work) {
   const stap::CompileRequest request{stap::prepare_script(script, {}),
                                      script,
                                      config::kGuestKernel,
-                                     data_paths().stap_runtime,
+                                     stap::guest_runtime_dir(),
                                      work.path(),
                                      {},
                                      BLOCK_HASHER,

@@ -27,6 +27,7 @@ uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, 
   const uint32_t index = pool_.make();  // its reference is the one in flight
   BioNode& node = pool_[index];
   node.address = event.id;
+  node.serial = ++serials_;
   node.start = event.ts;
   node.sector = sector;
   node.sectors = sectors_of(bytes);
@@ -352,6 +353,23 @@ void BioTracker::finish(uint32_t index, uint64_t ts, int32_t error) {
     stats.latency.add(dwell);
     stats.dwell_ns += static_cast<double>(dwell);
     stats.exclusive_ns += static_cast<double>(dwell - (node.covered_end - node.covered_start));
+  }
+  if (finished_bio_) {
+    FinishedBio bio;
+    bio.id = node.serial;
+    bio.parent_id = node.parent != kNoNode ? pool_[node.parent].serial : 0;
+    bio.request_id = node.has(BioNode::has_request) ? node.request : 0;
+    if (node.device != kNoDevice) {
+      bio.dev = stack_[node.device].info.dev;
+      bio.device = stack_[node.device].info.name;
+    }
+    bio.sector = node.sector;
+    bio.bytes = node.bytes;
+    bio.start_ns = node.start;
+    bio.end_ns = node.end;
+    bio.error = error;
+    bio.io = node.has(BioNode::io);
+    finished_bio_(bio);
   }
   const uint32_t parent = node.parent;
   const bool same_bio = node.has(BioNode::same_bio);

@@ -12,6 +12,7 @@
 //      on its CPU (then those C end them, as before).
 // Each io's completion is recorded on its device (DeviceStats).
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,8 +34,12 @@ struct BioStats {
 class BioTracker {
  public:
   BioTracker(BioPool& pool, Stack& stack, std::vector<DeviceStats>& devices,
-             RequestTracker& requests)
-      : pool_(pool), stack_(stack), devices_(devices), requests_(requests) {}
+             RequestTracker& requests, std::function<void(const FinishedBio&)> finished_bio = {})
+      : pool_(pool),
+        stack_(stack),
+        devices_(devices),
+        requests_(requests),
+        finished_bio_(std::move(finished_bio)) {}
 
   void queue(const Event& event);
   void split(const Event& event);
@@ -103,6 +108,8 @@ class BioTracker {
   std::unordered_map<uint64_t, uint64_t> issued_;  // requests issued: RQ -> I's time
   BioStats stats_;
   Unrequested unrequested_;
+  std::function<void(const FinishedBio&)> finished_bio_;
+  uint64_t serials_ = 0;  // bios seen so far
 };
 
 }  // namespace iotap::engine

@@ -27,6 +27,7 @@ struct BioNode {
     rq_done = 64,  // a request's completion (D) covered it; a C may still follow
   };
   uint64_t address = 0;
+  uint64_t serial = 0;   // unique in the stream, from 1 (FinishedBio::id)
   uint64_t request = 0;  // with has_request
   uint64_t start = 0;    // Q, or X / M when there is no Q
   uint64_t end = 0;      // C

@@ -49,7 +49,7 @@ struct Engine::Impl {
       : stack(std::move(devices)),
         stats(stack.size()),
         requests(pool),
-        bios(pool, stack, stats, requests),
+        bios(pool, stack, stats, requests, options.finished_bio),
         attribution(pool, stack, options.slowest),
         remaps(stack),
         sorter(options.reorder_window_ns, options.reorder_window_events),

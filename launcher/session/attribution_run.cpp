@@ -10,6 +10,7 @@
 #include "iotap/report.h"
 #include "iotap/report/html.h"
 #include "iotap/report/overhead.h"
+#include "iotap/report/perfetto.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
@@ -35,6 +36,7 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
   engine_options.requests = source.source;
   engine_options.other_line = program_line_printer(options);
   engine_options.finished_request = hooks.finished;
+  engine_options.finished_bio = hooks.finished_bio;
   const auto start_engine = [&](const std::vector<StackDevice>& devices) {
     if (engine) return;
     if (hooks.started) hooks.started(devices, source.source);
@@ -132,6 +134,8 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
       "also write the report as one self-contained HTML page to FILE: the verdict, the stack "
       "as a tree, each device's latency histogram, the layers' shares and the slowest "
       "requests' waterfalls (iotap report draws it again from a saved --json)");
+  PerfettoOption perfetto;
+  perfetto.add_to(visible);
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, help, nullptr, nullptr, exit_status::Verb::kAttribution))
     return 0;
@@ -139,7 +143,9 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   OutputFile out(options.output_path);
   std::optional<OutputFile> html_out;
   if (!html_path.empty()) html_out.emplace(html_path, "--html");  // checked now, written at the end
-  const AttributionRun run = run_attribution(options, slowest, requests);
+  RequestHooks hooks;
+  perfetto.taken(hooks);
+  const AttributionRun run = run_attribution(options, slowest, requests, hooks);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
   const Json json = attribution_json(run, outcome);
   out.write(options.json
@@ -147,8 +153,51 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
                 : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
                       report::overhead_line(run.overhead));
   if (html_out) html_out->write(report::html(json, run_title(options)));
+  perfetto.write(run_title(options));
   say_nothing_to_answer(run, outcome);
   return outcome.exit;
+}
+
+struct PerfettoOption::State {
+  OutputFile file;
+  report::PerfettoTrace trace;
+};
+
+PerfettoOption::PerfettoOption() = default;
+PerfettoOption::~PerfettoOption() = default;
+
+void PerfettoOption::add_to(boost::program_options::options_description& options) {
+  options.add_options()(
+      "perfetto", boost::program_options::value(&path_)->value_name("FILE"),
+      "also write the run as a timeline to FILE (Chrome trace-event JSON: open it in "
+      "ui.perfetto.dev or chrome://tracing): a track per thread with its requests, a track per "
+      "device with its bios, and arrows from each request down to the bios it caused on every "
+      "layer, to the member disks");
+}
+
+void PerfettoOption::taken(RequestHooks& hooks) {
+  if (path_.empty()) return;
+  state_ = std::make_unique<State>(State{OutputFile(path_, "--perfetto"), {}});
+  report::PerfettoTrace& trace = state_->trace;
+  hooks.started = [&trace, started = std::move(hooks.started)](
+                      const std::vector<StackDevice>& devices, engine::RequestSource source) {
+    trace.set_stack(devices);
+    if (started) started(devices, source);
+  };
+  hooks.finished = [&trace,
+                    finished = std::move(hooks.finished)](const engine::FinishedRequest& request) {
+    trace.add(request);
+    if (finished) finished(request);
+  };
+  hooks.finished_bio = [&trace, finished_bio =
+                                    std::move(hooks.finished_bio)](const engine::FinishedBio& bio) {
+    trace.add(bio);
+    if (finished_bio) finished_bio(bio);
+  };
+}
+
+void PerfettoOption::write(std::string_view title) {
+  if (state_) state_->file.write(state_->trace.json(title));
 }
 
 std::string run_title(const TargetOptions& options) {

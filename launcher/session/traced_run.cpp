@@ -21,6 +21,7 @@
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/probe_failure.h"
 #include "iotap/stap/script.h"
+#include "iotap/stap/shared_runtime.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
 #include "iotap/target/kernel_debuginfo.h"
@@ -143,19 +144,11 @@ std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
   return kallsyms;
 }
 
-// What stap compiles against for --target vm. With the guest kernel's -dbg package installed,
-// every verb uses one tree made from it (its System.map and DWARF: kernel.function, $vars,
-// @cast, return probes), so that all of them share one stap cache entry. Without it, scripts
-// that need the kernel's symbol table get the tree made from the guest's kallsyms, and the
-// rest the bare release (tracepoints and USDT probes need neither).
+// What stap compiles against for --target vm (target/kernel_tree.h).
 std::string vm_compile_kernel(const TracedScript& script, const TracedRunSinks& sinks) {
-  std::string release = config::kGuestKernel;
-  if (const auto debuginfo = vm::find_kernel_debuginfo(release))
-    return vm::debuginfo_kernel_tree(release, data_paths().cache, *debuginfo);
-  if (script.compile_kernel_symbols)
-    return vm::guest_kernel_tree(release, data_paths().cache,
-                                 [&sinks] { return harvest_guest_kallsyms(sinks); });
-  return release;
+  return vm::guest_compile_kernel(
+      config::kGuestKernel, script.compile_kernel_symbols,
+      [&sinks] { return harvest_guest_kallsyms(sinks); }, vm::guest_kernel_trees_dir());
 }
 
 // What iotap knows of the kernel's debuginfo, to explain stap's "no match".
@@ -177,7 +170,7 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
   const std::string compile_kernel =
       prepared.vm ? vm_compile_kernel(script, sinks) : result.kernel_release;
   const auto compile_start = Clock::now();
-  const std::string runtime_dir = prepared.vm ? data_paths().stap_runtime : "";
+  const std::string runtime_dir = prepared.vm ? stap::guest_runtime_dir() : "";
   const std::string script_name = std::filesystem::path(script.path).filename().string();
   stap::CompileRequest request{prepared.script_text,
                                script.path,

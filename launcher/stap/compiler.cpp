@@ -70,18 +70,18 @@ void write_tapset_paths(const CompileRequest& request) {
   write_file(dir + "/iotap_paths.stpm", tapset_paths_text(request));
 }
 
-// stap's version line: a new SystemTap (its tapsets, its translator) makes new modules.
-std::string stap_version() {
-  const Captured result = capture({"stap", "-V"});
-  const std::string_view text = result.err;
-  return std::string(text.substr(0, text.find('\n')));
-}
-
 std::string module_path_in(const std::string& work_dir) {
   return work_dir + "/iotap.ko";
 }
 
 }  // namespace
+
+std::string stap_version() {
+  const Captured result = capture({"stap", "-V"});
+  // SystemTap 4.8 prints it on stdout; older ones did on stderr.
+  const std::string_view text = result.out.empty() ? result.err : result.out;
+  return std::string(text.substr(0, text.find('\n')));
+}
 
 std::string module_key(const CompileRequest& request) {
   if (request.module_cache_dir.empty() ||
@@ -114,7 +114,9 @@ std::optional<CompiledModule> cached_module(const CompileRequest& request, const
 
 CompiledModule compile_module(const CompileRequest& request, const std::string& key) {
   if (find_in_path("stap").empty())
-    throw UserError("stap is not installed (apt-get install systemtap; ./setup.sh does)");
+    throw UserError(
+        std::string("stap is not installed (apt-get install systemtap; ./setup.sh does; ") +
+        kDoctorHint + ")");
   const std::string script = script_copy_path(request.work_dir);
   write_file(script, request.script_text);
   write_tapset_paths(request);

@@ -1,14 +1,13 @@
 #include "iotap/stap/module_cache.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
+#include "iotap/util/cache_eviction.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/sha256.h"
@@ -39,19 +38,6 @@ void add_file_identity(Sha256& key, const std::string& path) {
   }
   add(key, std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
                std::to_string(st.st_mtim.tv_nsec));
-}
-
-// Every regular file under `dir`, in a fixed order, relative to `dir`.
-std::vector<fs::path> files_under(const std::string& dir) {
-  std::vector<fs::path> files;
-  std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end;
-       it.increment(error)) {
-    std::error_code ignored;
-    if (it->is_regular_file(ignored)) files.push_back(fs::relative(it->path(), dir, ignored));
-  }
-  std::ranges::sort(files);
-  return files;
 }
 
 // A kernel tree's top-level entries (.config, Module.symvers, System.map, vmlinux, include, ...):
@@ -110,7 +96,7 @@ std::string module_cache_key(const ModuleInputs& inputs) {
   for (const auto& dir : inputs.tapset_dirs) {
     add(key, dir);
     for (const auto& file : files_under(dir)) {
-      add(key, file.string());
+      add(key, file);
       key.update_file((fs::path(dir) / file).string());
     }
   }
@@ -118,7 +104,7 @@ std::string module_cache_key(const ModuleInputs& inputs) {
   add(key, inputs.runtime_dir);
   if (!inputs.runtime_dir.empty()) {
     for (const auto& file : files_under(inputs.runtime_dir))
-      add_file_identity(key, (fs::path(inputs.runtime_dir) / file).string());
+      add_file_identity(key, inputs.runtime_dir + "/" + file);
   }
   add(key, "kernel");
   add_kernel(key, inputs.kernel);
@@ -147,7 +133,7 @@ void ModuleCache::store(const std::string& key, const CachedModule& module,
                         size_t max_entries) const {
   const fs::path entry = fs::path(dir_) / key;
   // Written under a temporary name and renamed: a concurrent run sees a whole entry or none.
-  const fs::path partial = fs::path(dir_) / (key + ".partial." + std::to_string(::getpid()));
+  const fs::path partial = fs::path(dir_) / partial_entry_name(key);
   std::error_code error;
   fs::create_directories(partial, error);
   if (error) throw UserError("cannot create '" + partial.string() + "': " + error.message());
@@ -164,35 +150,7 @@ void ModuleCache::store(const std::string& key, const CachedModule& module,
   }
   // Another run stored the same key first: its entry is as good as this one.
   if (error) fs::remove_all(partial, error);
-  evict(max_entries);
-}
-
-void ModuleCache::evict(size_t max_entries) const {
-  struct Entry {
-    fs::file_time_type used;
-    fs::path path;
-  };
-  std::vector<Entry> entries;
-  const auto now = fs::file_time_type::clock::now();
-  std::error_code error;
-  for (const auto& item : fs::directory_iterator(dir_, error)) {
-    std::error_code ignored;
-    const std::string name = item.path().filename().string();
-    if (!item.is_directory(ignored)) continue;
-    const fs::file_time_type time = item.last_write_time(ignored);
-    if (name.find(".partial.") != std::string::npos) {
-      // Left by a run killed while it stored; a store takes milliseconds.
-      if (now - time > std::chrono::hours(1)) fs::remove_all(item.path(), ignored);
-      continue;
-    }
-    entries.push_back({time, item.path()});
-  }
-  if (entries.size() <= max_entries) return;
-  std::ranges::sort(entries, [](const Entry& a, const Entry& b) { return a.used > b.used; });
-  for (size_t i = max_entries; i < entries.size(); ++i) {
-    std::error_code ignored;
-    fs::remove_all(entries[i].path, ignored);
-  }
+  evict_least_recently_used(dir_, max_entries);
 }
 
 }  // namespace iotap::stap

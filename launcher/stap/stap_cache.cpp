@@ -1,9 +1,10 @@
 #include "iotap/stap/stap_cache.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
+
+#include "iotap/util/data_paths.h"
 
 namespace iotap::stap {
 namespace {
@@ -51,11 +52,8 @@ bool log_matches(const fs::path& log, const std::string& kernel, const std::stri
 }  // namespace
 
 std::string stap_cache_dir() {
-  if (const char* dir = std::getenv("SYSTEMTAP_DIR"); dir != nullptr && *dir != '\0')
-    return std::string(dir) + "/cache";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-    return std::string(home) + "/.systemtap/cache";
-  return {};
+  const std::string state = stap_state_dir();
+  return state.empty() ? state : state + "/cache";
 }
 
 bool stap_cache_is_warm(const std::string& cache_dir, const std::string& kernel,

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "iotap/util/data_paths.h"
+#include "iotap/util/error.h"
 #include "iotap/util/process.h"
 #include "iotap/util/quoting.h"
 #include "iotap/util/stop_signal.h"
@@ -26,18 +27,21 @@ std::string local_kernel_release() {
 
 std::string local_kernel_problem() {
   if (::access("/proc/modules", F_OK) != 0) {
-    return "this kernel cannot load SystemTap modules (no /proc/modules: it was built without "
-           "CONFIG_MODULES); "
-           "use --target vm to run in a guest iotap boots";
+    return std::string(
+               "this kernel cannot load SystemTap modules (no /proc/modules: it was built without "
+               "CONFIG_MODULES); use --target vm to run in a guest iotap boots (") +
+           kDoctorHint + ")";
   }
   const std::string release = local_kernel_release();
   const std::string build = "/lib/modules/" + release + "/build";
   if (::access(build.c_str(), F_OK) != 0) {
     return "stap needs this kernel's headers in " + build + " (apt-get install linux-headers-" +
-           release + "), or use --target vm";
+           release + "), or use --target vm (" + kDoctorHint + ")";
   }
   if (::geteuid() != 0)
-    return "loading a SystemTap module needs root (run iotap as root, or with --target vm)";
+    return std::string(
+               "loading a SystemTap module needs root (run iotap as root, or with --target vm; ") +
+           kDoctorHint + ")";
   return "";
 }
 

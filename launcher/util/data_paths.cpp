@@ -52,6 +52,13 @@ std::string cache_home() {
 
 }  // namespace
 
+std::string stap_state_dir() {
+  if (const char* dir = std::getenv("SYSTEMTAP_DIR"); dir != nullptr && *dir != '\0') return dir;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.systemtap";
+  return {};
+}
+
 const DataPaths& data_paths() {
   static const DataPaths paths = data_paths_for(running_executable(), cache_home());
   return paths;

@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "iotap/util/error.h"
 
@@ -36,6 +39,20 @@ void write_file(const std::string& path, std::string_view content, unsigned mode
     done += static_cast<size_t>(n);
   }
   if (::close(fd) != 0) throw UserError("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+std::vector<std::string> files_under(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end;
+       it.increment(error)) {
+    std::error_code ignored;
+    if (it->is_regular_file(ignored))
+      files.push_back(fs::relative(it->path(), dir, ignored).string());
+  }
+  std::ranges::sort(files);
+  return files;
 }
 
 bool is_executable_file(const std::string& path) {

@@ -191,6 +191,8 @@ int record(Args args) {
   visible.add_options()("requests", po::value(&requests)->value_name("usdt|syscall"),
                         "which requests to record: the program's USDT probes iotap knows, or its "
                         "I/O system calls; default: usdt when the program has the probes");
+  PerfettoOption perfetto;
+  perfetto.add_to(visible);
   add_target_options(visible, options, "local");
   if (!parse_options(args, visible, kHelp, nullptr, nullptr, exit_status::Verb::kAttribution))
     return 0;
@@ -205,7 +207,9 @@ int record(Args args) {
     recorder.started(devices, source);
   };
   hooks.finished = [&](const engine::FinishedRequest& f) { recorder.finished(f); };
+  perfetto.taken(hooks);
   const AttributionRun run = run_attribution(options, 0, requests, hooks);
+  perfetto.write(run_title(options));
   // A run whose stream never started (staprun failed at once) made no recording: no file.
   recorder.finish(run);
 

@@ -24,6 +24,8 @@ std::span<const Verb> all() {
       Verb{"run", "compile and run a .stp script against a program (-c) or a pid (-x)", run},
       Verb{"probes", "list a binary's USDT probes with their argument sizes", probes},
       Verb{"guest", "keep one guest running for many --target vm runs (IOTAP_GUEST)", guest},
+      Verb{"doctor", "what this machine can trace and what is missing, with the fix for each",
+           doctor},
   };
   return kVerbs;
 }

@@ -138,6 +138,8 @@ int replay(Args args) {
                       [&](uint64_t n) { slowest = static_cast<size_t>(n); })
           ->value_name("N"),
       "print the N slowest replayed requests as waterfalls");
+  PerfettoOption perfetto;
+  perfetto.add_to(visible);
   add_target_options(visible, options, "local");
   po::options_description hidden;
   hidden.add_options()("recording", po::value(&file));
@@ -181,7 +183,9 @@ int replay(Args args) {
                         .start_ns = f.start_ns - f.first_start_ns,
                         .result = f.result});
   };
+  perfetto.taken(hooks);
   const AttributionRun run = run_attribution(options, slowest, "usdt", hooks);
+  perfetto.write(run_title(options));
   const recording::Fidelity fidelity = recording::fidelity(
       recorded, std::move(replayed), pace->fast ? std::nullopt : std::optional(pace->speed));
   const AttributionOutcome outcome = attribution_outcome(options, run, /*attribute_reads=*/true);

@@ -21,6 +21,7 @@ iotap_unit_test(control_protocol_test SOURCES target/control_protocol_test.cpp L
 iotap_unit_test(accelerator_test SOURCES target/accelerator_test.cpp LIBS iotap_target)
 iotap_unit_test(initramfs_test
   SOURCES target/cpio_writer_test.cpp target/elf_dependencies_test.cpp target/kernel_test.cpp
+    target/kernel_tree_test.cpp
   LIBS iotap_target)
 target_compile_definitions(initramfs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
@@ -32,6 +33,7 @@ iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
     stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
+    stap/shared_runtime_test.cpp
   LIBS iotap_stap iotap_target)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
@@ -209,6 +211,11 @@ iotap_cli_test(cli_report_output_is_a_directory 2 "^iotap: cannot write -o '/': 
   report "${CMAKE_CURRENT_BINARY_DIR}/run.json" -o /)
 iotap_cli_test(cli_attribute_html_is_a_directory 2 "^iotap: cannot write --html '/': it is a directory"
   attribute --html / --target local -c true)
+iotap_cli_test(cli_attribute_perfetto_is_a_directory 2
+  "^iotap: cannot write --perfetto '/': it is a directory" attribute --perfetto / --target local -c true)
+iotap_cli_test(cli_record_perfetto_is_a_directory 2
+  "^iotap: cannot write --perfetto '/': it is a directory"
+  record --perfetto / -o "${CMAKE_CURRENT_BINARY_DIR}/perfetto_refused.rec" --target local -c true)
 
 # The man pages hold every line of --help, man renders them, and bash completes verbs, options
 # and --stack's kinds from iotap's own --help.
@@ -217,3 +224,20 @@ add_test(NAME man_pages_and_completion
                  -DCOMPLETION=${PROJECT_SOURCE_DIR}/completions/iotap.bash
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/check_man_and_completion.cmake)
 set_tests_properties(man_pages_and_completion PROPERTIES LABELS unit TIMEOUT 60)
+
+# iotap doctor: what this machine can trace (tests/unit/doctor/doctor_test.cpp judges made-up
+# machines; these run the verb on this one).
+iotap_unit_test(doctor_test SOURCES doctor/doctor_test.cpp LIBS iotap_doctor)
+iotap_cli_test(cli_doctor_help 0 "usage: iotap doctor.*boots nothing and loads nothing" doctor --help)
+iotap_cli_test(cli_doctor_guest_ready 0 "--target vm: a qemu guest iotap boots, with md, dm and the probes: ready\n.*iotap can trace here with --target vm" doctor --target vm)
+iotap_cli_test(cli_doctor_json 0 "\"schema\": \"iotap.doctor/1\"" doctor --target vm --json)
+iotap_cli_test(cli_doctor_unknown_target 2 "^iotap: --target is vm or local, not 'vn'\n$" doctor --target vn)
+# Without stap and qemu on PATH: the run says what is missing and points at the doctor, and the
+# doctor finds no target ready (exit 1) and says what to install.
+iotap_cli_test(cli_run_without_stap 2
+  "^iotap: (stap is not installed|--target vm needs qemu-system-x86_64) \\(apt-get install [a-z0-9-]+; ./setup.sh does; 'iotap doctor' checks the rest\\)\n$"
+  run ${iotime} --target vm -c /bin/true)
+iotap_cli_test(cli_doctor_without_stap 1
+  "missing +stap +not installed: nothing can be compiled\n +fix: apt-get install systemtap(.|\n)*iotap cannot trace on this machine yet"
+  doctor)
+set_tests_properties(cli_run_without_stap cli_doctor_without_stap PROPERTIES ENVIRONMENT "PATH=/nonexistent")

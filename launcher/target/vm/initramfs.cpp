@@ -14,6 +14,7 @@
 
 #include "iotap/config.h"
 #include "iotap/target/elf_dependencies.h"
+#include "iotap/target/guest_requirements.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -41,16 +42,25 @@ std::string find_tool(const HostTool& tool) {
   for (const auto& candidate : tool.candidates) {
     if (is_executable_file(candidate)) return candidate;
   }
-  std::string found = find_in_path(tool.name);
-  if (found.empty()) {
-    throw UserError(std::string("the guest needs ") + tool.name +
-                    " from the host, which is not installed (apt-get install " + tool.package +
-                    "; ./setup.sh does)");
-  }
-  return found;
+  return find_in_path(tool.name);
 }
 
 std::vector<std::string> base_programs() {
+  std::vector<std::string> paths;
+  for (const auto& program : guest_host_programs()) {
+    if (program.path.empty()) {
+      throw UserError("the guest needs " + program.name +
+                      " from the host, which is not installed (apt-get install " + program.package +
+                      "; ./setup.sh does; " + kDoctorHint + ")");
+    }
+    paths.push_back(program.path);
+  }
+  return paths;
+}
+
+}  // namespace
+
+std::vector<HostProgram> guest_host_programs() {
   const std::vector<HostTool> tools{
       {"busybox", {"/bin/busybox"}, "busybox-static"},
       {"staprun", {"/usr/bin/staprun"}, "systemtap-runtime"},
@@ -62,13 +72,11 @@ std::vector<std::string> base_programs() {
       // busybox has no nice applet; init.sh runs staprun above the traced program with it
       {"nice", {"/usr/bin/nice", "/bin/nice"}, "coreutils"},
   };
-  std::vector<std::string> paths;
-  paths.reserve(tools.size());
-  for (const auto& tool : tools) paths.push_back(find_tool(tool));
-  return paths;
+  std::vector<HostProgram> programs;
+  programs.reserve(tools.size());
+  for (const auto& tool : tools) programs.push_back({tool.name, find_tool(tool), tool.package});
+  return programs;
 }
-
-}  // namespace
 
 const std::vector<std::string>& stack_module_names() {
   static const std::vector<std::string> kNames{

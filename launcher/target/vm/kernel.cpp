@@ -27,19 +27,20 @@ std::string module_name(const std::string& path) {
 GuestKernel GuestKernel::find(const std::string& release) {
   if (release.empty()) {
     throw UserError(
-        "this iotap was configured without a guest kernel, so --target vm cannot run: install "
-        "linux-image-cloud-amd64 and linux-headers-cloud-amd64, then rebuild (./setup.sh does "
-        "both)");
+        std::string("this iotap was configured without a guest kernel, so --target vm cannot run: "
+                    "install linux-image-cloud-amd64 and linux-headers-cloud-amd64, then rebuild "
+                    "(./setup.sh does both; ") +
+        kDoctorHint + ")");
   }
   GuestKernel kernel{release, "/boot/vmlinuz-" + release, "/lib/modules/" + release};
   const std::string package = "linux-image-" + release;
   if (::access(kernel.image.c_str(), R_OK) != 0) {
     throw UserError("guest kernel " + kernel.image + " is missing or unreadable (install " +
-                    package + "; ./setup.sh does)");
+                    package + "; ./setup.sh does; " + kDoctorHint + ")");
   }
   if (::access((kernel.modules_dir + "/modules.dep").c_str(), R_OK) != 0) {
     throw UserError("guest kernel modules are missing from " + kernel.modules_dir + " (reinstall " +
-                    package + ")");
+                    package + "; " + kDoctorHint + ")");
   }
   return kernel;
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 
 namespace iotap::vm {
@@ -37,7 +38,7 @@ std::string make_kernel_tree(const fs::path& tree, const std::string& release,
   const fs::path headers = fs::canonical(fs::path("/lib/modules") / release / "build");
   const fs::path partial = tree.string() + ".partial." + std::to_string(::getpid());
   fs::remove_all(partial);
-  fs::create_directories(partial);
+  fs::create_directories(partial);  // and the trees' directory, the first time
   for (const auto& entry : fs::directory_iterator(headers)) {
     if (entry.path().filename() == "System.map") continue;
     fs::create_directory_symlink(entry.path(), partial / entry.path().filename());
@@ -86,6 +87,20 @@ std::string debuginfo_kernel_tree(const std::string& release, const std::string&
     if (!debuginfo.modules.empty())
       fs::create_directory_symlink(debuginfo.modules, partial / "kernel");
   });
+}
+
+std::string guest_compile_kernel(const std::string& release, bool needs_symbols,
+                                 const std::function<std::string()>& read_kallsyms,
+                                 const std::string& trees_dir) {
+  if (const auto debuginfo = find_kernel_debuginfo(release))
+    return debuginfo_kernel_tree(release, trees_dir, *debuginfo);
+  if (needs_symbols) return guest_kernel_tree(release, trees_dir, read_kallsyms);
+  return release;
+}
+
+std::string guest_kernel_trees_dir() {
+  const std::string stap_dir = stap_state_dir();
+  return stap_dir.empty() ? data_paths().cache : stap_dir + "/iotap-kernel";
 }
 
 }  // namespace iotap::vm

@@ -89,7 +89,9 @@ std::string find_qemu() {
   std::string qemu = find_in_path("qemu-system-x86_64");
   if (qemu.empty())
     throw UserError(
-        "--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; ./setup.sh does)");
+        std::string("--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; "
+                    "./setup.sh does; ") +
+        kDoctorHint + ")");
   return qemu;
 }
 

@@ -54,7 +54,10 @@ std::string tools_image(const std::vector<std::string>& programs, const std::str
 
   const std::string mke2fs = find_in_path("mke2fs");
   if (mke2fs.empty())
-    throw UserError("the tools image needs mke2fs (apt-get install e2fsprogs; ./setup.sh does)");
+    throw UserError(
+        std::string("the tools image needs mke2fs (apt-get install e2fsprogs; ./setup.sh "
+                    "does; ") +
+        kDoctorHint + ")");
   std::error_code error;
   fs::create_directories(cache_dir, error);
   if (error) throw UserError("cannot create '" + cache_dir + "': " + error.message());

@@ -48,6 +48,23 @@ struct FinishedRequest {
   uint64_t first_start_ns = 0;
 };
 
+// One bio as it ended, for a caller that keeps every bio (--perfetto): the bios a request turned
+// into form a tree, root bios on the top device, the parts split from them and the bios md and
+// dm sent on to their members below them.
+struct FinishedBio {
+  uint64_t id = 0;          // unique in the stream, from 1, in the order the bios were seen
+  uint64_t parent_id = 0;   // the bio it was split or remapped from; 0 for a root
+  uint64_t request_id = 0;  // the request it belongs to (FinishedRequest::id); 0: none
+  uint32_t dev = 0;
+  std::string_view device;  // its name ("md0", "ram3")
+  uint64_t sector = 0, bytes = 0;
+  uint64_t start_ns = 0, end_ns = 0;
+  int32_t error = 0;
+  // It counts as an io on its device (DeviceResult::ios): a part split from a bio does not,
+  // nor the first stage of a bio md or dm remapped as itself.
+  bool io = false;
+};
+
 struct Options {
   size_t slowest = 0;  // waterfalls kept for the N slowest requests
   RequestSource requests = RequestSource::usdt;
@@ -59,6 +76,9 @@ struct Options {
   // Optional. Each request as it ends, in the order they end (so memory stays flat however
   // many there are).
   std::function<void(const FinishedRequest&)> finished_request = {};
+  // Optional. Each bio as it ends (a child before its parent, which ends after it); bios the
+  // stream never saw end (abandoned, still in flight) are not given.
+  std::function<void(const FinishedBio&)> finished_bio = {};
 };
 
 struct Latency {

@@ -3,7 +3,9 @@
 // examples/syscall_events.stp (system calls; session/request_source.h chooses) run under the
 // target options, its stream fed to the correlation engine as it arrives, the engine's result
 // back.
+#include <boost/program_options/options_description.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,13 +27,41 @@ struct AttributionRun {
   report::Overhead overhead;  // what the probes cost the run (report/overhead.h)
 };
 
-// For a caller that keeps every request (iotap record). Both optional.
+// For a caller that keeps every request (iotap record) or bio (--perfetto). All optional.
 struct RequestHooks {
   // Once, before any request ends: the stack the run traces (empty with --target local) and
   // the request source chosen.
   std::function<void(const std::vector<StackDevice>&, engine::RequestSource)> started;
   // Each request as it ends (engine::Options::finished_request).
   std::function<void(const engine::FinishedRequest&)> finished;
+  // Each bio as it ends (engine::Options::finished_bio).
+  std::function<void(const engine::FinishedBio&)> finished_bio;
+};
+
+// --perfetto FILE, for the verbs that follow requests (attribute, diagnose, record, replay):
+// adds the option to `options`; when it was given, `hooks` also feed a report::PerfettoTrace
+// (beside what they did), and write() writes it. The file is checked when parsed options are
+// taken (taken()), before the run, and written at the end.
+class PerfettoOption {
+ public:
+  PerfettoOption();
+  ~PerfettoOption();
+  PerfettoOption(const PerfettoOption&) = delete;
+  PerfettoOption& operator=(const PerfettoOption&) = delete;
+  PerfettoOption(PerfettoOption&&) = delete;
+  PerfettoOption& operator=(PerfettoOption&&) = delete;
+
+  void add_to(boost::program_options::options_description& options);
+  // After parsing: opens the file (an OutputFile: a directory or an unwritable path is said
+  // now) and chains the trace into `hooks`.
+  void taken(RequestHooks& hooks);
+  // The trace, titled `title` (run_title()); nothing without --perfetto.
+  void write(std::string_view title);
+
+ private:
+  struct State;
+  std::string path_;
+  std::unique_ptr<State> state_;
 };
 
 // `requests`: --requests's value ("usdt", "syscall"), "" to choose by the program's probes.

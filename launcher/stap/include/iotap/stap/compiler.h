@@ -49,6 +49,10 @@ std::string tapset_paths_dir(const std::string& work_dir);
 // ARGS...`. The `--` keeps a script argument that starts with '-' from being read as an option.
 std::vector<std::string> stap_argv(const CompileRequest& request);
 
+// `stap -V`'s first line ("Systemtap translator/driver (version 4.8/0.188, Debian version
+// 4.8-2)"): a new SystemTap (its tapsets, its translator) makes new modules.
+std::string stap_version();
+
 // The request's key in the module cache (module_cache.h), computed once per run: it runs
 // `stap -V` and reads the tapsets. Empty when the module cache is not used: no cache dir, stap's
 // -v (it asks to see stap's passes), or no stap.

@@ -57,7 +57,6 @@ class ModuleCache {
   void store(const std::string& key, const CachedModule& module, size_t max_entries = 128) const;
 
  private:
-  void evict(size_t max_entries) const;
   std::string dir_;
 };
 

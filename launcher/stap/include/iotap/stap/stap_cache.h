@@ -10,7 +10,7 @@
 
 namespace iotap::stap {
 
-// $SYSTEMTAP_DIR/cache, else $HOME/.systemtap/cache (stap's own rule); empty when neither is set.
+// stap_state_dir() (util/data_paths.h) + "/cache"; empty when that is.
 std::string stap_cache_dir();
 
 // True when `cache_dir` holds a finished stapconf (the .h, not just its log: an interrupted

@@ -15,7 +15,7 @@ struct DataPaths {
   std::string stap_runtime;  // SystemTap's runtime adapted to the guest kernel (stap -R)
   std::string workloads;     // WORKLOADS/block_hasher: the workloads' binaries
   std::string stapio_drain;  // preloaded into stapio: reads its relay files to the end
-  std::string cache;         // guest images, kernel trees: made once, reused
+  std::string cache;         // guest images, the guest's tools: made once, reused
 };
 
 // The paths for the running binary, resolved on first use.
@@ -25,5 +25,12 @@ const DataPaths& data_paths();
 // ../share/iotap/tapsets, the build tree's otherwise. `cache_home` is where an installed iotap
 // caches ($XDG_CACHE_HOME, else $HOME/.cache).
 DataPaths data_paths_for(const std::string& executable, const std::string& cache_home);
+
+// SystemTap's own directory: $SYSTEMTAP_DIR, else $HOME/.systemtap (stap's rule); empty when
+// neither is set. stap keys its cache (DIR/cache) by the paths of its inputs, so the inputs
+// iotap makes for it that are the same bytes for every build and install of iotap (the adapted
+// runtime, the guest kernel's trees) are kept here, at one path each (stap/shared_runtime.h,
+// target/kernel_tree.h), rather than in each build's or install's own cache.
+std::string stap_state_dir();
 
 }  // namespace iotap

@@ -11,4 +11,8 @@ class UserError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Ends a message about something this machine lacks (a package, a kernel feature): the doctor
+// checks all of them at once, so the user fixes them in one go rather than one per run.
+inline constexpr const char* kDoctorHint = "'iotap doctor' checks the rest";
+
 }  // namespace iotap

@@ -5,6 +5,8 @@
 
 namespace iotap::exit_status {
 
+// doctor: no target it was asked about can trace on this machine; its checks say what is missing.
+inline constexpr int kNotReady = 1;
 inline constexpr int kUsage = 2;  // bad input: a one-line "iotap: ..." says what to change
 // attribute/diagnose: the run ended but gave nothing to answer from (no I/O seen, or not the
 // kind the verb needs: engine::VerdictStatus); the report says what was missing and why.
@@ -14,11 +16,11 @@ inline constexpr int kInterrupted = 130;  // SIGINT (Ctrl-C)
 inline constexpr int kTerminated = 143;   // SIGTERM
 
 // Which statuses a verb can exit with, for its --help.
-enum class Verb { kPlain, kTracing, kAttribution, kAll };
+enum class Verb { kPlain, kTracing, kAttribution, kDoctor, kAll };
 
 // The "exit status:" block that ends a verb's --help (kAll: `iotap --help`).
 inline std::string help_text(Verb verb) {
-  const bool tracing = verb != Verb::kPlain;
+  const bool tracing = verb != Verb::kPlain && verb != Verb::kDoctor;
   std::string text = "exit status:\n  0    success";
   text += tracing ? ": the run finished (and the -c program exited 0)\n" : "\n";
   if (tracing)
@@ -26,6 +28,10 @@ inline std::string help_text(Verb verb) {
         "  N    the -c program's own non-zero status, passed on (128+S when signal S killed it);\n"
         "       or, when the program did not fail, staprun's own non-zero status (see its "
         "message)\n";
+  if (verb == Verb::kDoctor || verb == Verb::kAll)
+    text +=
+        "  1    doctor: no target it was asked about can trace on this machine (its \"missing\"\n"
+        "       lines say what to fix)\n";
   text += "  2    bad input (options, --stack, -c, files): a one-line message; nothing was run\n";
   if (verb == Verb::kAttribution || verb == Verb::kAll)
     text +=

@@ -23,6 +23,7 @@ int replay(Args args);
 int compare(Args args);
 int report(Args args);
 int guest(Args args);
+int doctor(Args args);
 
 struct Verb {
   std::string_view name;

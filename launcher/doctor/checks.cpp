@@ -1,0 +1,197 @@
+// The judgement: facts in, checks out, nothing read from the machine here.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "iotap/doctor/doctor.h"
+
+namespace iotap::doctor {
+namespace {
+
+Check ok(std::string name, std::string found) {
+  return {std::move(name), Status::kOk, std::move(found), {}};
+}
+Check note(std::string name, std::string found, std::string fix) {
+  return {std::move(name), Status::kNote, std::move(found), std::move(fix)};
+}
+Check missing(std::string name, std::string found, std::string fix) {
+  return {std::move(name), Status::kMissing, std::move(found), std::move(fix)};
+}
+
+Check stap_check(const MachineFacts& facts) {
+  if (facts.stap_version.empty())
+    return missing("stap", "not installed: nothing can be compiled",
+                   "apt-get install systemtap (./setup.sh does)");
+  return ok("stap", facts.stap_version);
+}
+
+Check guest_programs_check(const MachineFacts& facts) {
+  std::string absent;
+  std::vector<std::string> packages;
+  std::string names;
+  for (const auto& program : facts.guest_programs) {
+    names += (names.empty() ? "" : ", ") + program.name;
+    if (!program.path.empty()) continue;
+    absent += (absent.empty() ? "" : ", ") + program.name;
+    if (std::ranges::find(packages, program.package) == packages.end())
+      packages.push_back(program.package);
+  }
+  if (absent.empty()) return ok("guest's programs", names + " (copied from this host)");
+  std::string install = "apt-get install";
+  for (const auto& package : packages) install += " " + package;
+  return missing("guest's programs", absent + " not installed (the guest's image is made of them)",
+                 install + " (./setup.sh does)");
+}
+
+Check memory_check(const MachineFacts& facts) {
+  const std::string guest = "a guest takes " + std::to_string(facts.guest_memory_mib) + " MiB";
+  if (!facts.memory_available_mib)
+    return note("memory", "unknown (/proc/meminfo unreadable); " + guest, {});
+  const unsigned long available = *facts.memory_available_mib;
+  const std::string found = std::to_string(available) + " MiB available; " + guest;
+  if (available < facts.guest_memory_mib)
+    return missing("memory", found,
+                   "free memory (each running guest holds its own: `iotap guest status`)");
+  return ok("memory", found);
+}
+
+TargetReport vm_report(const MachineFacts& facts) {
+  TargetReport report{
+      "vm", "--target vm: a qemu guest iotap boots, with md, dm and the probes", {}};
+  auto& checks = report.checks;
+  checks.push_back(stap_check(facts));
+  if (facts.guest_kernel.empty()) {
+    checks.push_back(missing("guest kernel", facts.guest_kernel_problem,
+                             "apt-get install linux-image-cloud-amd64 linux-headers-cloud-amd64, "
+                             "then rebuild (./setup.sh does both)"));
+  } else if (!facts.guest_kernel_problem.empty()) {
+    checks.push_back(missing("guest kernel", facts.guest_kernel_problem,
+                             "apt-get install linux-image-" + facts.guest_kernel));
+  } else {
+    checks.push_back(
+        ok("guest kernel", facts.guest_kernel + " (/boot/vmlinuz-" + facts.guest_kernel + ")"));
+  }
+  if (!facts.guest_kernel.empty()) {
+    checks.push_back(
+        facts.guest_headers
+            ? ok("guest kernel headers", "/lib/modules/" + facts.guest_kernel + "/build")
+            : missing("guest kernel headers", "not installed: stap compiles against them",
+                      "apt-get install linux-headers-" + facts.guest_kernel));
+    checks.push_back(facts.runtime_adapted
+                         ? ok("stap runtime", "adapted to the guest kernel: " + facts.runtime_dir)
+                         : missing("stap runtime",
+                                   "not adapted to the guest kernel (" + facts.runtime_dir +
+                                       " has no iotap-compat.txt)",
+                                   "rebuild iotap (cmake --build build), or reinstall it"));
+    checks.push_back(
+        facts.guest_debuginfo.empty()
+            ? note("guest kernel debuginfo",
+                   "not installed: kernel.function probes, $vars and @cast cannot compile for "
+                   "the guest (tracepoints, USDT and iotap's verbs do not need it)",
+                   facts.guest_debuginfo_hint)
+            : ok("guest kernel debuginfo", facts.guest_debuginfo));
+  }
+  checks.push_back(guest_programs_check(facts));
+  checks.push_back(
+      facts.qemu_path.empty()
+          ? missing("qemu", "qemu-system-x86_64 is not installed",
+                    "apt-get install qemu-system-x86 (./setup.sh does)")
+          : ok("qemu", facts.qemu_version.empty() ? facts.qemu_path : facts.qemu_version));
+  checks.push_back(
+      facts.kvm
+          ? ok("accelerator", "KVM (/dev/kvm opens, the CPU has virtualization)")
+          : note("accelerator",
+                 "TCG: no usable /dev/kvm, so the guest is emulated (a boot takes seconds, runs "
+                 "are slower; the timings iotap reports are the guest's own)",
+                 "for KVM: bare metal or a VM with nested virtualization, and /dev/kvm "
+                 "read-write for this user (the kvm group)"));
+  checks.push_back(memory_check(facts));
+  checks.push_back(facts.temp_dir_problem.empty()
+                       ? ok("temporary directory", "writable")
+                       : missing("temporary directory", facts.temp_dir_problem,
+                                 "set TMPDIR to a writable directory"));
+  return report;
+}
+
+// A kernel facility read from /proc/kallsyms: missing, or unknown when it could not be read.
+Check facility_check(const std::string& name, std::optional<bool> present, bool required,
+                     const std::string& what_needs_it, const std::string& config) {
+  if (!present)
+    return note(name, "unknown: /proc/kallsyms could not be read",
+                "run iotap doctor as root to check");
+  if (*present) return ok(name, "built in (" + config + ")");
+  const std::string found = "this kernel has none (" + config + " off): " + what_needs_it;
+  const std::string fix = "a kernel built with " + config + ", or --target vm";
+  return required ? missing(name, found, fix) : note(name, found, fix);
+}
+
+TargetReport local_report(const MachineFacts& facts) {
+  TargetReport report{
+      "local", "--target local: this machine's own kernel, " + facts.kernel_release, {}};
+  auto& checks = report.checks;
+  checks.push_back(stap_check(facts));
+  checks.push_back(facts.staprun_path.empty()
+                       ? missing("staprun", "not installed: it loads the module",
+                                 "apt-get install systemtap-runtime")
+                       : ok("staprun", facts.staprun_path));
+  if (!facts.proc_modules) {
+    checks.push_back(missing("kernel modules",
+                             "this kernel cannot load modules (no /proc/modules: built without "
+                             "CONFIG_MODULES), and SystemTap's probes are a module",
+                             "use --target vm"));
+  } else if (facts.modules_disabled.value_or(false)) {
+    checks.push_back(missing("kernel modules",
+                             "loading is switched off (kernel.modules_disabled = 1), until reboot",
+                             "reboot (the switch cannot be turned back), or use --target vm"));
+  } else {
+    checks.push_back(ok("kernel modules", "can be loaded"));
+  }
+  if (facts.lockdown == "integrity" || facts.lockdown == "confidentiality") {
+    checks.push_back(missing("lockdown",
+                             "kernel lockdown (" + facts.lockdown +
+                                 ") refuses unsigned modules (Secure Boot turns it on)",
+                             "sign the module (stap --sign with an enrolled key), turn Secure Boot "
+                             "off, or use --target vm"));
+  } else {
+    checks.push_back(ok("lockdown", facts.lockdown.empty() ? "no lockdown" : facts.lockdown));
+  }
+  checks.push_back(facility_check("uprobes", facts.uprobes, true,
+                                  "USDT probes in the traced program cannot fire",
+                                  "CONFIG_UPROBES"));
+  checks.push_back(facility_check("tracepoints", facts.tracepoints, true,
+                                  "the block layer's events cannot be seen", "CONFIG_TRACEPOINTS"));
+  checks.push_back(facility_check("kprobes", facts.kprobes, false,
+                                  "kernel.function and kprobe probes cannot attach (iotap's own "
+                                  "verbs need them only for md/dm internals and callgraph "
+                                  "--kernel)",
+                                  "CONFIG_KPROBES"));
+  checks.push_back(facts.local_headers
+                       ? ok("kernel headers", "/lib/modules/" + facts.kernel_release + "/build")
+                       : missing("kernel headers",
+                                 "not installed: stap compiles the module against them",
+                                 "apt-get install linux-headers-" + facts.kernel_release));
+  checks.push_back(
+      facts.local_debuginfo.empty()
+          ? note("kernel debuginfo",
+                 "not found: kernel.function probes, $vars and @cast cannot compile (tracepoints "
+                 "and USDT do not need it)",
+                 facts.local_debuginfo_hint)
+          : ok("kernel debuginfo", facts.local_debuginfo));
+  checks.push_back(facts.root ? ok("privileges", "root")
+                              : missing("privileges", "not root: loading a module needs it",
+                                        "run iotap as root (sudo), or use --target vm"));
+  return report;
+}
+
+}  // namespace
+
+bool TargetReport::ready() const {
+  return std::ranges::none_of(checks,
+                              [](const Check& check) { return check.status == Status::kMissing; });
+}
+
+std::vector<TargetReport> examine(const MachineFacts& facts) {
+  return {vm_report(facts), local_report(facts)};
+}
+
+}  // namespace iotap::doctor

@@ -1,0 +1,214 @@
+// iotap doctor's judgement, on facts made up for each case (a machine that can do everything,
+// then one thing taken away at a time), and its reading of this machine against what the
+// machine says about itself in other ways.
+#include "iotap/doctor/doctor.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "iotap/config.h"
+
+namespace iotap::doctor {
+namespace {
+
+// A machine where both targets can trace.
+MachineFacts able_machine() {
+  MachineFacts facts;
+  facts.stap_version = "Systemtap translator/driver (version 4.8/0.188, Debian version 4.8-2)";
+  facts.staprun_path = "/usr/bin/staprun";
+  facts.qemu_path = "/usr/bin/qemu-system-x86_64";
+  facts.qemu_version = "QEMU emulator version 7.2.11";
+  facts.guest_kernel = "6.1.0-56-cloud-amd64";
+  facts.guest_headers = true;
+  facts.runtime_dir = "/build/stap-runtime";
+  facts.runtime_adapted = true;
+  facts.guest_debuginfo = "/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64";
+  facts.guest_programs = {{"busybox", "/bin/busybox", "busybox-static"},
+                          {"mdadm", "/sbin/mdadm", "mdadm"},
+                          {"dmsetup", "/sbin/dmsetup", "dmsetup"}};
+  facts.kvm = true;
+  facts.memory_available_mib = 8000;
+  facts.kernel_release = "6.1.0-56-amd64";
+  facts.proc_modules = true;
+  facts.modules_disabled = false;
+  facts.lockdown = "none";
+  facts.kprobes = facts.uprobes = facts.tracepoints = true;
+  facts.local_headers = true;
+  facts.local_debuginfo = "/usr/lib/debug/boot/vmlinux-6.1.0-56-amd64";
+  facts.root = true;
+  return facts;
+}
+
+const TargetReport& target(const std::vector<TargetReport>& reports, const std::string& name) {
+  const auto it = std::ranges::find(reports, name, &TargetReport::target);
+  EXPECT_NE(it, reports.end()) << name;
+  return *it;
+}
+
+const Check& check(const TargetReport& report, const std::string& name) {
+  const auto it = std::ranges::find(report.checks, name, &Check::name);
+  EXPECT_NE(it, report.checks.end()) << report.target << ": " << name;
+  return *it;
+}
+
+// The checks of `report` that are missing, by name.
+std::vector<std::string> missing(const TargetReport& report) {
+  std::vector<std::string> names;
+  for (const auto& item : report.checks)
+    if (item.status == Status::kMissing) names.push_back(item.name);
+  return names;
+}
+
+TEST(Doctor, AnAbleMachineIsReadyForBothTargetsAndSaysSo) {
+  const auto reports = examine(able_machine());
+  ASSERT_EQ(reports.size(), 2U);
+  EXPECT_EQ(reports[0].target, "vm") << "the target most users need comes first";
+  EXPECT_TRUE(reports[0].ready());
+  EXPECT_TRUE(reports[1].ready());
+  for (const auto& report : reports)
+    for (const auto& item : report.checks) EXPECT_EQ(item.status, Status::kOk) << item.name;
+  const std::string text = doctor_text(reports);
+  EXPECT_NE(text.find("iotap can trace here with --target vm and --target local."),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("fix:"), std::string::npos) << "nothing to fix: " << text;
+}
+
+TEST(Doctor, EachMissingPieceOfTheGuestNamesItsPackage) {
+  struct Case {
+    void (*take_away)(MachineFacts&);
+    const char* check;
+    const char* fix;
+  };
+  const Case cases[] = {
+      {[](MachineFacts& f) { f.stap_version.clear(); }, "stap", "apt-get install systemtap"},
+      {[](MachineFacts& f) { f.qemu_path.clear(); }, "qemu", "apt-get install qemu-system-x86"},
+      {[](MachineFacts& f) { f.guest_headers = false; }, "guest kernel headers",
+       "apt-get install linux-headers-6.1.0-56-cloud-amd64"},
+      {[](MachineFacts& f) { f.guest_kernel_problem = "guest kernel /boot/vmlinuz-x is missing"; },
+       "guest kernel", "apt-get install linux-image-6.1.0-56-cloud-amd64"},
+      {[](MachineFacts& f) { f.runtime_adapted = false; }, "stap runtime", "rebuild iotap"},
+      {[](MachineFacts& f) {
+         f.guest_programs[1].path.clear();
+         f.guest_programs[2].path.clear();
+       },
+       "guest's programs", "apt-get install mdadm dmsetup"},
+      {[](MachineFacts& f) { f.memory_available_mib = 512; }, "memory", "free memory"},
+      {[](MachineFacts& f) { f.temp_dir_problem = "TMPDIR '/nope' does not exist"; },
+       "temporary directory", "set TMPDIR"},
+  };
+  for (const auto& each : cases) {
+    MachineFacts facts = able_machine();
+    each.take_away(facts);
+    const auto reports = examine(facts);
+    const TargetReport& vm = target(reports, "vm");
+    EXPECT_FALSE(vm.ready()) << each.check;
+    EXPECT_EQ(missing(vm), std::vector<std::string>{each.check});
+    EXPECT_NE(check(vm, each.check).fix.find(each.fix), std::string::npos)
+        << each.check << ": " << check(vm, each.check).fix;
+    EXPECT_NE(doctor_text(reports).find("--target vm: a qemu guest iotap boots, with md, dm and "
+                                        "the probes: not ready: 1 missing"),
+              std::string::npos)
+        << doctor_text(reports);
+  }
+}
+
+TEST(Doctor, NoKvmAndNoDebuginfoAreNotesNotBlockers) {
+  MachineFacts facts = able_machine();
+  facts.kvm = false;
+  facts.guest_debuginfo.clear();
+  facts.guest_debuginfo_hint = "apt-get install linux-image-6.1.0-56-cloud-amd64-dbg";
+  const auto reports = examine(facts);
+  const TargetReport& vm = target(reports, "vm");
+  EXPECT_TRUE(vm.ready());
+  EXPECT_EQ(check(vm, "accelerator").status, Status::kNote);
+  EXPECT_NE(check(vm, "accelerator").found.find("TCG"), std::string::npos);
+  EXPECT_EQ(check(vm, "guest kernel debuginfo").status, Status::kNote);
+  EXPECT_EQ(check(vm, "guest kernel debuginfo").fix, facts.guest_debuginfo_hint);
+}
+
+TEST(Doctor, AKernelWithoutModulesCannotTraceLocallyAndIsToldToUseTheGuest) {
+  MachineFacts facts = able_machine();
+  facts.proc_modules = false;
+  facts.kprobes = false;
+  const auto reports = examine(facts);
+  const TargetReport& local = target(reports, "local");
+  EXPECT_EQ(missing(local), std::vector<std::string>{"kernel modules"});
+  EXPECT_EQ(check(local, "kernel modules").fix, "use --target vm");
+  EXPECT_EQ(check(local, "kprobes").status, Status::kNote) << "only some probes need kprobes";
+  EXPECT_NE(doctor_text(reports).find("iotap can trace here with --target vm.\n"),
+            std::string::npos);
+}
+
+TEST(Doctor, EveryLocalBlockerIsMissingWithItsOwnFix) {
+  struct Case {
+    void (*take_away)(MachineFacts&);
+    const char* check;
+    const char* fix;
+  };
+  const Case cases[] = {
+      {[](MachineFacts& f) { f.modules_disabled = true; }, "kernel modules", "reboot"},
+      {[](MachineFacts& f) { f.lockdown = "integrity"; }, "lockdown", "stap --sign"},
+      {[](MachineFacts& f) { f.lockdown = "confidentiality"; }, "lockdown", "Secure Boot"},
+      {[](MachineFacts& f) { f.uprobes = false; }, "uprobes", "CONFIG_UPROBES"},
+      {[](MachineFacts& f) { f.tracepoints = false; }, "tracepoints", "CONFIG_TRACEPOINTS"},
+      {[](MachineFacts& f) { f.local_headers = false; }, "kernel headers",
+       "apt-get install linux-headers-6.1.0-56-amd64"},
+      {[](MachineFacts& f) { f.root = false; }, "privileges", "sudo"},
+      {[](MachineFacts& f) { f.staprun_path.clear(); }, "staprun", "systemtap-runtime"},
+  };
+  for (const auto& each : cases) {
+    MachineFacts facts = able_machine();
+    each.take_away(facts);
+    const auto reports = examine(facts);
+    const TargetReport& local = target(reports, "local");
+    EXPECT_EQ(missing(local), std::vector<std::string>{each.check}) << each.check;
+    EXPECT_NE(check(local, each.check).fix.find(each.fix), std::string::npos)
+        << each.check << ": " << check(local, each.check).fix;
+  }
+}
+
+TEST(Doctor, NeitherTargetReadySaysSoAndTheJsonCarriesEveryCheck) {
+  MachineFacts facts = able_machine();
+  facts.stap_version.clear();
+  const auto reports = examine(facts);
+  const std::string text = doctor_text(reports);
+  EXPECT_NE(text.find("iotap cannot trace on this machine yet"), std::string::npos) << text;
+  const Json json = doctor_json(reports);
+  EXPECT_EQ(json["schema"], "iotap.doctor/1");
+  ASSERT_EQ(json["targets"].size(), 2U);
+  size_t checks = 0;
+  for (const auto& report : reports) checks += report.checks.size();
+  size_t json_checks = 0;
+  for (const auto& each : json["targets"]) {
+    EXPECT_FALSE(each["ready"].get<bool>());
+    json_checks += each["checks"].size();
+  }
+  EXPECT_EQ(json_checks, checks);
+  EXPECT_EQ(json["targets"][0]["checks"][0]["name"], "stap");
+  EXPECT_EQ(json["targets"][0]["checks"][0]["status"], "missing");
+}
+
+// This machine, read by the doctor, against what the machine says in other ways.
+TEST(DoctorOnThisMachine, AgreesWithWhatTheMachineSaysOfItself) {
+  const MachineFacts facts = gather_machine_facts();
+  EXPECT_EQ(facts.root, ::geteuid() == 0);
+  EXPECT_EQ(facts.guest_kernel, config::kGuestKernel);
+  EXPECT_EQ(facts.proc_modules, std::filesystem::exists("/proc/modules"));
+  // The setup script installs everything the guest needs: on a machine the tests run on, the
+  // guest is ready (the vm tier would fail otherwise).
+  const auto reports = examine(facts);
+  const TargetReport& vm = target(reports, "vm");
+  EXPECT_TRUE(vm.ready()) << doctor_text({vm});
+  EXPECT_NE(check(vm, "stap").found.find("Systemtap translator/driver"), std::string::npos)
+      << "stap -V's own words";
+  EXPECT_EQ(check(vm, "accelerator").status,
+            std::filesystem::exists("/dev/kvm") && facts.kvm ? Status::kOk : Status::kNote);
+}
+
+}  // namespace
+}  // namespace iotap::doctor

@@ -1,0 +1,68 @@
+// What stap compiles against for the guest, and where those trees live: one place per machine
+// (stap's directory), since stap keys its cache by the tree's path.
+#include "iotap/target/kernel_tree.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "iotap/config.h"
+#include "iotap/util/temp_dir.h"
+
+namespace iotap::vm {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A kallsyms text as the guest gives it: vmlinux's symbols, one module's.
+constexpr const char* kKallsyms =
+    "ffffffffa9e00000 T _stext\n"
+    "ffffffffa9e10fe8 T __schedule\n"
+    "ffffffffc0a01000 t raid0_make_request\t[raid0]\n";
+
+TEST(GuestCompileKernel, TracepointsAndUsdtNeedNoTreeWithoutDebuginfo) {
+  TempDir trees("iotap-kernel-tree-test");
+  bool read = false;
+  const std::string kernel = guest_compile_kernel(
+      "0.0.0-none", false,
+      [&read] {
+        read = true;
+        return std::string(kKallsyms);
+      },
+      trees.path());
+  EXPECT_EQ(kernel, "0.0.0-none");
+  EXPECT_FALSE(read) << "no guest boot for a script that needs no symbol table";
+}
+
+TEST(GuestCompileKernel, ASymbolTableMakesATreeUnderTheTreesDirectoryOnce) {
+  TempDir trees("iotap-kernel-tree-test");
+  int reads = 0;
+  const auto kallsyms = [&reads] {
+    ++reads;
+    return std::string(kKallsyms);
+  };
+  const std::string kernel =
+      guest_compile_kernel(config::kGuestKernel, true, kallsyms, trees.path());
+  EXPECT_EQ(fs::path(kernel).parent_path(), fs::path(trees.path()));
+  EXPECT_TRUE(fs::exists(fs::path(kernel) / "System.map"));
+  EXPECT_TRUE(fs::exists(fs::path(kernel) / "Makefile")) << "the headers' entries are linked in";
+  EXPECT_EQ(guest_compile_kernel(config::kGuestKernel, true, kallsyms, trees.path()), kernel);
+  EXPECT_LE(reads, 1) << "the tree is made once (none with the -dbg package: its System.map)";
+}
+
+TEST(GuestKernelTreesDir, BesideStapsCache) {
+  const char* old = std::getenv("SYSTEMTAP_DIR");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("SYSTEMTAP_DIR", "/somewhere/stap", 1);
+  EXPECT_EQ(guest_kernel_trees_dir(), "/somewhere/stap/iotap-kernel");
+  if (old != nullptr) {
+    ::setenv("SYSTEMTAP_DIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("SYSTEMTAP_DIR");
+  }
+}
+
+}  // namespace
+}  // namespace iotap::vm
