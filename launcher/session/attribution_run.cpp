@@ -172,7 +172,8 @@ void PerfettoOption::add_to(boost::program_options::options_description& options
       "also write the run as a timeline to FILE (Chrome trace-event JSON: open it in "
       "ui.perfetto.dev or chrome://tracing): a track per thread with its requests, a track per "
       "device with its bios, and arrows from each request down to the bios it caused on every "
-      "layer, to the member disks");
+      "layer, to the member disks (it keeps every request and bio in memory until the run "
+      "ends)");
 }
 
 void PerfettoOption::taken(RequestHooks& hooks) {
