@@ -61,11 +61,11 @@ std::string PerfettoTrace::json(std::string_view title) const {
   for (const auto& request : requests_) {
     request_by_id[request.id] = &request;
     if (!named_threads.emplace(request.tid, true).second) continue;
-    const std::string name =
-        request.call == "read" || request.call == "write" || request.call == "flush"
-            ? "thread " + std::to_string(request.thread) + " (tid " + std::to_string(request.tid) +
-                  ")"
-            : "tid " + std::to_string(request.tid);
+    // USDT requests carry the program's own thread index; system calls the tid again.
+    const std::string name = request.thread != request.tid
+                                 ? "thread " + std::to_string(request.thread) + " (tid " +
+                                       std::to_string(request.tid) + ")"
+                                 : "tid " + std::to_string(request.tid);
     events.push_back(metadata("thread_name", kProgramPid, request.tid, {{"name", name}}));
   }
   for (const auto& request : requests_) {
@@ -116,7 +116,9 @@ std::string PerfettoTrace::json(std::string_view title) const {
     const Bio& bio = bios_[i];
     auto& ends = lane_ends[bio.device];
     size_t lane = 0;
-    while (lane < ends.size() && ends[lane] > bio.start_ns) ++lane;
+    // Strictly after: slices that touch on one track would leave a flow's end two slices to bind
+    // to.
+    while (lane < ends.size() && ends[lane] >= bio.start_ns) ++lane;
     if (lane == ends.size()) {
       ends.push_back(0);
       events.push_back(metadata("thread_name", pid_of[bio.device], static_cast<int>(lane) + 1,
@@ -185,7 +187,8 @@ std::string PerfettoTrace::json(std::string_view title) const {
                       {"ts", microseconds(bio.start_ns, origin)}});
   }
   const Json trace{{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}};
-  return trace.dump() + "\n";
+  // The title is the -c command line as the user typed it: replace bytes that are not UTF-8.
+  return trace.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace iotap::report

@@ -23,7 +23,9 @@ bool parse_options(std::span<const std::string> args, const po::options_descript
   po::store(parser.run(), vm);
   if (vm.contains("help")) {
     std::cout << help << "\n" << visible << "\n";
-    if (exits != exit_status::Verb::kPlain) std::cout << kProgramOutputHelp << "\n";
+    // Verbs that run a program say where its output goes; the others (report, doctor) run none.
+    if (exits != exit_status::Verb::kPlain && exits != exit_status::Verb::kDoctor)
+      std::cout << kProgramOutputHelp << "\n";
     std::cout << exit_status::help_text(exits);
     return false;
   }

@@ -7,6 +7,7 @@
 #include "iotap/config.h"
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/script.h"
+#include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
@@ -131,7 +132,12 @@ CompiledModule compile_module(const CompileRequest& request, const std::string& 
   options.new_process_group = true;
   options.die_with_parent = true;
   options.activity = "while compiling " + request.script_name + " (nothing ran)";
+  const auto started = std::filesystem::file_time_type::clock::now();
   const Captured result = capture(argv, options);
+  // stap stopped by a signal of its own (not iotap's stop, which kills its whole group at once)
+  // ends its kbuild and caches the queries it cut short as empty (stap_cache.h).
+  if (!result.status.ok() && result.err.find("kbuild exited with signal") != std::string::npos)
+    forget_unfinished_tracepoint_queries(stap_cache_dir(), started);
   std::string diagnostics;
   StapStderr filter([&](std::string_view line) { diagnostics += line; });
   // stap names the file it was given, in errors and warnings alike; the user knows it by its

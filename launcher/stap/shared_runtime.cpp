@@ -49,21 +49,26 @@ std::string shared_runtime_dir(const std::string& runtime_dir, const std::string
   // ("Runtime Timestamp"), so nothing in it may change once it is made, not even to mark a use.
   if (fs::is_regular_file(shared / kCompleteMark, error)) return shared.string();
   const fs::path partial = parent / partial_entry_name(id);
+  fs::path published = shared;
   try {
     fs::create_directories(parent);
     fs::remove_all(partial);
     fs::copy(runtime_dir, partial, fs::copy_options::recursive);
-    write_file((partial / kCompleteMark).string(), id + "\n");
-    fs::rename(partial, shared, error);
+    // Named by what was copied, not by what was hashed before: a runtime rebuilt meanwhile gets
+    // the name of its new bytes.
+    const std::string copied = runtime_content_id(partial.string());
+    published = parent / copied;
+    write_file((partial / kCompleteMark).string(), copied + "\n");
+    fs::rename(partial, published, error);
   } catch (const std::exception&) {
     fs::remove_all(partial, error);
     return runtime_dir;
   }
   // Another run published the same content first: its copy is as good as this one.
   if (error) fs::remove_all(partial, error);
-  if (!fs::is_regular_file(shared / kCompleteMark, error)) return runtime_dir;
+  if (!fs::is_regular_file(published / kCompleteMark, error)) return runtime_dir;
   evict_least_recently_used(parent.string(), kRuntimesKept);
-  return shared.string();
+  return published.string();
 }
 
 std::string guest_runtime_dir() {

@@ -1,8 +1,10 @@
 #include "iotap/stap/stap_cache.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
+#include <vector>
 
 #include "iotap/util/data_paths.h"
 
@@ -50,6 +52,33 @@ bool log_matches(const fs::path& log, const std::string& kernel, const std::stri
 }
 
 }  // namespace
+
+size_t forget_unfinished_tracepoint_queries(const std::string& cache_dir,
+                                            fs::file_time_type since) {
+  if (cache_dir.empty()) return 0;
+  since -= std::chrono::seconds(1);
+  size_t removed = 0;
+  std::error_code error;
+  for (const auto& bucket : fs::directory_iterator(cache_dir, error)) {
+    std::error_code ignored;
+    if (!bucket.is_directory(ignored)) continue;
+    std::vector<fs::path> unfinished;
+    for (const auto& entry : fs::directory_iterator(bucket.path(), ignored)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("tracequery_") || !name.ends_with(".o")) continue;
+      if (entry.file_size(ignored) != 0 || ignored) continue;
+      if (entry.last_write_time(ignored) < since || ignored) continue;
+      unfinished.push_back(entry.path());
+    }
+    for (const auto& object : unfinished) {
+      const std::string stem = object.stem().string();
+      fs::remove(object, ignored);
+      fs::remove(object.parent_path() / (stem + std::string(kLogSuffix)), ignored);
+      ++removed;
+    }
+  }
+  return removed;
+}
 
 std::string stap_cache_dir() {
   const std::string state = stap_state_dir();

@@ -44,8 +44,13 @@ void evict_least_recently_used(const std::string& dir, size_t keep) {
   if (entries.size() <= keep) return;
   std::ranges::sort(entries, [](const Entry& a, const Entry& b) { return a.used > b.used; });
   for (size_t i = keep; i < entries.size(); ++i) {
+    // Renamed out of its place first (atomic: a run finds the whole entry or none), then
+    // removed: an eviction cut short leaves a partial directory, which goes after an hour.
     std::error_code ignored;
-    fs::remove_all(entries[i].path, ignored);
+    const fs::path gone =
+        entries[i].path.parent_path() / partial_entry_name(entries[i].path.filename().string());
+    fs::rename(entries[i].path, gone, ignored);
+    if (!ignored) fs::remove_all(gone, ignored);
   }
 }
 

@@ -45,8 +45,10 @@ std::vector<std::string> files_under(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end;
-       it.increment(error)) {
+  for (fs::recursive_directory_iterator
+           it(dir, fs::directory_options::skip_permission_denied, error),
+       end;
+       !error && it != end; it.increment(error)) {
     std::error_code ignored;
     if (it->is_regular_file(ignored))
       files.push_back(fs::relative(it->path(), dir, ignored).string());

@@ -209,9 +209,9 @@ int record(Args args) {
   hooks.finished = [&](const engine::FinishedRequest& f) { recorder.finished(f); };
   perfetto.taken(hooks);
   const AttributionRun run = run_attribution(options, 0, requests, hooks);
-  perfetto.write(run_title(options));
   // A run whose stream never started (staprun failed at once) made no recording: no file.
   recorder.finish(run);
+  perfetto.write(run_title(options));
 
   const Counts& c = recorder.counts();
   int exit = run.run.exit_status;

@@ -185,7 +185,6 @@ int replay(Args args) {
   };
   perfetto.taken(hooks);
   const AttributionRun run = run_attribution(options, slowest, "usdt", hooks);
-  perfetto.write(run_title(options));
   const recording::Fidelity fidelity = recording::fidelity(
       recorded, std::move(replayed), pace->fast ? std::nullopt : std::optional(pace->speed));
   const AttributionOutcome outcome = attribution_outcome(options, run, /*attribute_reads=*/true);
@@ -197,6 +196,7 @@ int replay(Args args) {
     out.write(report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
               report::overhead_line(run.overhead) + fidelity_text(fidelity, file, *pace));
   }
+  perfetto.write(run_title(options));
   say_nothing_to_answer(run, outcome);
   if (!run.run.interrupted && (fidelity.replayed != fidelity.recorded || !fidelity.order_preserved))
     std::fprintf(stderr,

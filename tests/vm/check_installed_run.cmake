@@ -18,7 +18,7 @@ set(tmp "$ENV{TMPDIR}")
 if(NOT tmp)
   set(tmp /tmp)
 endif()
-# Outside both trees (bwrap hides them), one per mode: the two tests may run side by side.
+# Outside both trees (bwrap hides them), one per mode.
 set(work "${tmp}/iotap-installed-${MODE}")
 file(REMOVE_RECURSE "${work}")
 file(MAKE_DIRECTORY "${work}/cache")
@@ -36,9 +36,20 @@ if(MODE STREQUAL "prefix")
   run_or_fail("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
 elseif(MODE STREQUAL "deb")
   set(prefix /usr)
-  # A package left by an interrupted run of this test goes first.
-  execute_process(COMMAND dpkg-query -W -f=\${Status} iotap OUTPUT_VARIABLE installed ERROR_QUIET)
-  if(installed MATCHES "installed")
+  execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT uid STREQUAL "0")
+    message(FATAL_ERROR "this test installs the .deb with apt-get and purges it after: run the vm "
+                        "tier as root (./test.sh does, as ./setup.sh's root)")
+  endif()
+  # A package this test built (its maintainer is cmake/Package.cmake's contact), left by an
+  # interrupted run, goes first; any other iotap package is the user's, and stays.
+  execute_process(COMMAND dpkg-query -W "-f=\${Status}|\${Maintainer}" iotap
+                  OUTPUT_VARIABLE installed ERROR_QUIET)
+  if(installed MATCHES "install ok installed")
+    if(NOT installed MATCHES "iotap@localhost")
+      message(FATAL_ERROR "an iotap package that this test did not build is installed "
+                          "(${installed}); the test would replace it: remove it first")
+    endif()
     run_or_fail("removing the iotap package an earlier run left" apt-get purge -y iotap)
   endif()
   run_or_fail("cpack" cpack -G DEB -B "${work}/package" --config "${BUILD_DIR}/CPackConfig.cmake")
@@ -55,7 +66,8 @@ elseif(MODE STREQUAL "deb")
       message(FATAL_ERROR "the package should depend on ${dependency}; Depends: ${run_output}")
     endif()
   endforeach()
-  run_or_fail("apt-get install ./iotap_*.deb" apt-get install -y --no-install-recommends "${debs}")
+  run_or_fail("apt-get install ./iotap_*.deb" "${CMAKE_COMMAND}" -E env DEBIAN_FRONTEND=noninteractive
+              apt-get install -y --no-install-recommends "${debs}")
 else()
   message(FATAL_ERROR "MODE is prefix or deb, not '${MODE}'")
 endif()

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "iotap/config.h"
@@ -45,13 +46,13 @@ MachineFacts able_machine() {
 
 const TargetReport& target(const std::vector<TargetReport>& reports, const std::string& name) {
   const auto it = std::ranges::find(reports, name, &TargetReport::target);
-  EXPECT_NE(it, reports.end()) << name;
+  if (it == reports.end()) throw std::runtime_error("no target " + name);
   return *it;
 }
 
 const Check& check(const TargetReport& report, const std::string& name) {
   const auto it = std::ranges::find(report.checks, name, &Check::name);
-  EXPECT_NE(it, report.checks.end()) << report.target << ": " << name;
+  if (it == report.checks.end()) throw std::runtime_error(report.target + " has no check " + name);
   return *it;
 }
 

@@ -75,15 +75,16 @@ TEST_F(SharedRuntimeTest, AFileRenamedIsAnotherRuntime) {
   EXPECT_NE(runtime_content_id(build_), runtime_content_id(install_));
 }
 
-TEST_F(SharedRuntimeTest, AWholeCopyIsUsedAsItIsAndAPartialOneIsMadeAgain) {
+TEST_F(SharedRuntimeTest, AWholeCopyIsUsedAsItIsAndADirectoryWithoutTheMarkIsNot) {
   make_runtime(build_, "a");
   const std::string shared = shared_runtime_dir(build_, state_);
   // A later run takes the copy as it is (it does not copy again)...
   write_file(shared + "/left-by-the-first-run", "");
   EXPECT_EQ(shared_runtime_dir(build_, state_), shared);
   EXPECT_TRUE(fs::exists(shared + "/left-by-the-first-run"));
-  // ...but a copy without its completion mark (a run killed mid-copy, before the rename) is not
-  // taken, and is replaced by a whole one.
+  // ...but a directory there without the completion mark (copies are made under another name
+  // and renamed with the mark inside, so not one of iotap's) is not taken: the build's own
+  // runtime is used instead, and a whole copy once it is gone.
   fs::remove_all(shared);
   fs::create_directories(shared);
   write_file(shared + "/runtime.h", "/* trunc");

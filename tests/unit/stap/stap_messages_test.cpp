@@ -2,6 +2,7 @@
 // compile takes about 2 minutes" hint appears only when stap's cache has nothing for the kernel.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -190,6 +191,37 @@ TEST(StapCache, AnInterruptedCompileLeavesItCold) {
   add_stapconf(cache, "c3bd0b05e585f17db6d94b21aece17bd", "6.1.0-56-cloud-amd64",
                "/lib/modules/6.1.0-56-cloud-amd64/build", "/rt", /*finished=*/false);
   EXPECT_FALSE(stap_cache_is_warm(cache.path(), "6.1.0-56-cloud-amd64", "/rt"));
+}
+
+// A compile stopped during stap's tracepoint queries leaves empty objects ("no tracepoints") for
+// the headers its kbuild had not finished; only those, written since the compile started, go.
+TEST(StapCache, AStoppedCompilesEmptyTracepointQueriesAreForgotten) {
+  namespace fs = std::filesystem;
+  TempDir cache;
+  fs::create_directories(cache / "ab");
+  fs::create_directories(cache / "cd");
+  const auto started = fs::file_time_type::clock::now();
+  const auto write = [&](const std::string& name, const std::string& text) {
+    write_file(cache / name, text);
+  };
+  write("ab/tracequery_11_1295.o", "");  // unfinished: empty, new
+  write("ab/tracequery_11_1295_hash.log", "log");
+  write("cd/tracequery_22_1296.o",
+        "\x7f"
+        "ELF");  // a finished query: kept
+  write("cd/tracequery_22_1296_hash.log", "log");
+  write("cd/tracequery_33_1290.o", "");  // empty, but from an earlier compile: kept
+  write("cd/tracequery_33_1290_hash.log", "log");
+  fs::last_write_time(cache / "cd/tracequery_33_1290.o", started - std::chrono::hours(1));
+  write("cd/stapconf_44_hash.log", "log");
+  EXPECT_EQ(forget_unfinished_tracepoint_queries(cache.path(), started), 1U);
+  EXPECT_FALSE(fs::exists(cache / "ab/tracequery_11_1295.o"));
+  EXPECT_FALSE(fs::exists(cache / "ab/tracequery_11_1295_hash.log"));
+  for (const char* kept :
+       {"cd/tracequery_22_1296.o", "cd/tracequery_22_1296_hash.log", "cd/tracequery_33_1290.o",
+        "cd/tracequery_33_1290_hash.log", "cd/stapconf_44_hash.log"})
+    EXPECT_TRUE(fs::exists(cache / kept)) << kept;
+  EXPECT_EQ(forget_unfinished_tracepoint_queries("", started), 0U);
 }
 
 TEST(StapCache, TheDirectoryFollowsStapsOwnRule) {

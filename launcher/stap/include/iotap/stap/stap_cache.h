@@ -6,6 +6,7 @@
 // lists what the hash was made of, in lines like "Kernel Release: 6.1.0-56-cloud-amd64",
 // "Kernel Build Tree Path: /lib/modules/.../build" and "Runtime Path: /.../stap-runtime". A
 // stapconf for the same kernel and runtime means that work is done.
+#include <filesystem>
 #include <string>
 
 namespace iotap::stap {
@@ -19,5 +20,15 @@ std::string stap_cache_dir();
 // False when unsure, so the worst case is a needless "the first compile takes..." hint.
 bool stap_cache_is_warm(const std::string& cache_dir, const std::string& kernel,
                         const std::string& runtime_dir);
+
+// stap caches a tracepoint query whose kbuild did not finish (stap itself stopped by a signal
+// during a first compile: `pkill stap`, a shutdown) as an empty object, which means "this header
+// has no tracepoints": from
+// then on every compile says `kernel.trace("sched:sched_switch")`: no match. Removes the empty
+// tracequery_*.o (and their hash logs) written since `since` (less a second for coarse file
+// times), so that the next compile queries those headers again; an empty one that was a real
+// answer is only made again. Returns how many it removed; errors are ignored.
+size_t forget_unfinished_tracepoint_queries(const std::string& cache_dir,
+                                            std::filesystem::file_time_type since);
 
 }  // namespace iotap::stap

@@ -1,12 +1,13 @@
 #pragma once
 // The one eviction rule of iotap's caches: a cache directory holds one subdirectory per entry,
-// its modification time its last use; the most recently used are kept.
+// and those with the newest modification times are kept (the module cache sets an entry's time
+// at each use; the shared stap runtime never touches its copies, so there it is their making).
 #include <cstddef>
 #include <string>
 
 namespace iotap {
 
-// Removes the least recently used entries of `dir` beyond `keep`, and the "NAME.partial.PID"
+// Removes the entries of `dir` beyond the `keep` newest, and the "NAME.partial.PID"
 // directories a run killed while it stored an entry left over an hour ago (a store takes
 // milliseconds). Errors are ignored: eviction only saves space.
 void evict_least_recently_used(const std::string& dir, size_t keep);
