@@ -25,6 +25,7 @@
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/shared_runtime.h"
+#include "iotap/target/kernel_tree.h"
 #include "iotap/target/stack_plan.h"
 #include "iotap/target/stack_spec.h"
 #include "iotap/target/tools_image.h"
@@ -91,12 +92,19 @@ void say(const std::string& text) {
   std::fprintf(stderr, "overhead_bench: %s\n", text.c_str());
 }
 
-// events.stp compiled as iotap compiles it, from iotap's module cache when it is there.
+// events.stp compiled as iotap compiles it (the same kernel tree and runtime, so the same stap
+// cache entries), from iotap's module cache when it is there.
 std::string events_module(const TempDir& work) {
   const std::string script = data_paths().examples + "/events.stp";
+  // events.stp needs no symbol table: without the -dbg package this is the bare release, and
+  // no guest is booted for kallsyms.
+  const std::string kernel = vm::guest_compile_kernel(
+      config::kGuestKernel, false,
+      []() -> std::string { throw UserError("events.stp should need no kernel symbol table"); },
+      vm::guest_kernel_trees_dir());
   const stap::CompileRequest request{stap::prepare_script(script, {}),
                                      script,
-                                     config::kGuestKernel,
+                                     kernel,
                                      stap::guest_runtime_dir(),
                                      work.path(),
                                      {},

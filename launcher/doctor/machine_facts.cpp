@@ -104,8 +104,7 @@ MachineFacts gather_machine_facts() {
       facts.guest_debuginfo = debuginfo->vmlinux;
     facts.guest_debuginfo_hint = vm::debuginfo_install_hint(facts.guest_kernel);
   }
-  for (const auto& program : vm::guest_host_programs())
-    facts.guest_programs.push_back({program.name, program.path, program.package});
+  facts.guest_programs = vm::guest_host_programs();
   facts.kvm = vm::guest_has_kvm();
   facts.memory_available_mib = memory_available_mib();
   facts.guest_memory_mib = vm::SharedGuestOptions{}.memory_mib;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -51,31 +52,44 @@ bool log_matches(const fs::path& log, const std::string& kernel, const std::stri
   return kernel_matches && runtime_matches;
 }
 
+// The files of stap's cache whose names `wanted` accepts. They sit one level down, in
+// directories named by their hash's first two hex digits. stap cleans its cache as it likes: a
+// directory gone while we look is left out, and an unreadable cache has no files.
+std::vector<fs::directory_entry> cache_files(
+    const std::string& cache_dir, const std::function<bool(const std::string&)>& wanted) {
+  std::vector<fs::directory_entry> files;
+  if (cache_dir.empty()) return files;
+  try {
+    std::error_code error;
+    for (const auto& bucket : fs::directory_iterator(cache_dir, error)) {
+      std::error_code ignored;
+      if (!bucket.is_directory(ignored)) continue;
+      for (const auto& entry : fs::directory_iterator(bucket.path(), ignored))
+        if (wanted(entry.path().filename().string())) files.push_back(entry);
+    }
+  } catch (const fs::filesystem_error&) {
+    files.clear();  // not sure: as if empty
+  }
+  return files;
+}
+
 }  // namespace
 
 size_t forget_unfinished_tracepoint_queries(const std::string& cache_dir,
                                             fs::file_time_type since) {
-  if (cache_dir.empty()) return 0;
   since -= std::chrono::seconds(1);
   size_t removed = 0;
-  std::error_code error;
-  for (const auto& bucket : fs::directory_iterator(cache_dir, error)) {
+  for (const auto& entry : cache_files(cache_dir, [](const std::string& name) {
+         return name.starts_with("tracequery_") && name.ends_with(".o");
+       })) {
     std::error_code ignored;
-    if (!bucket.is_directory(ignored)) continue;
-    std::vector<fs::path> unfinished;
-    for (const auto& entry : fs::directory_iterator(bucket.path(), ignored)) {
-      const std::string name = entry.path().filename().string();
-      if (!name.starts_with("tracequery_") || !name.ends_with(".o")) continue;
-      if (entry.file_size(ignored) != 0 || ignored) continue;
-      if (entry.last_write_time(ignored) < since || ignored) continue;
-      unfinished.push_back(entry.path());
-    }
-    for (const auto& object : unfinished) {
-      const std::string stem = object.stem().string();
-      fs::remove(object, ignored);
-      fs::remove(object.parent_path() / (stem + std::string(kLogSuffix)), ignored);
-      ++removed;
-    }
+    if (entry.file_size(ignored) != 0 || ignored) continue;
+    if (entry.last_write_time(ignored) < since || ignored) continue;
+    fs::remove(entry.path(), ignored);
+    fs::remove(
+        entry.path().parent_path() / (entry.path().stem().string() + std::string(kLogSuffix)),
+        ignored);
+    ++removed;
   }
   return removed;
 }
@@ -87,23 +101,15 @@ std::string stap_cache_dir() {
 
 bool stap_cache_is_warm(const std::string& cache_dir, const std::string& kernel,
                         const std::string& runtime_dir) {
-  if (cache_dir.empty() || kernel.empty()) return false;
-  // Files sit one level down, in directories named by the hash's first two hex digits.
-  try {
-    std::error_code error;
-    for (const auto& bucket : fs::directory_iterator(cache_dir, error)) {
-      std::error_code ignored;
-      if (!bucket.is_directory(ignored)) continue;
-      for (const auto& entry : fs::directory_iterator(bucket.path(), ignored)) {
-        const std::string name = entry.path().filename().string();
-        if (!name.starts_with(kConfPrefix) || !name.ends_with(kLogSuffix)) continue;
-        const std::string header = name.substr(0, name.size() - kLogSuffix.size()) + ".h";
-        if (!fs::is_regular_file(bucket.path() / header, ignored)) continue;
-        if (log_matches(entry.path(), kernel, runtime_dir)) return true;
-      }
-    }
-  } catch (const fs::filesystem_error&) {
-    // stap cleans its cache as it likes; a directory gone while we look is "not sure".
+  if (kernel.empty()) return false;
+  for (const auto& entry : cache_files(cache_dir, [](const std::string& name) {
+         return name.starts_with(kConfPrefix) && name.ends_with(kLogSuffix);
+       })) {
+    const std::string name = entry.path().filename().string();
+    const std::string header = name.substr(0, name.size() - kLogSuffix.size()) + ".h";
+    std::error_code ignored;
+    if (!fs::is_regular_file(entry.path().parent_path() / header, ignored)) continue;
+    if (log_matches(entry.path(), kernel, runtime_dir)) return true;
   }
   return false;
 }

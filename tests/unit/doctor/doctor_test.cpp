@@ -64,6 +64,13 @@ std::vector<std::string> missing(const TargetReport& report) {
   return names;
 }
 
+// One piece of an able machine taken away: the check that must then be missing, and its fix.
+struct Case {
+  void (*take_away)(MachineFacts&);
+  const char* check;
+  const char* fix;
+};
+
 TEST(Doctor, AnAbleMachineIsReadyForBothTargetsAndSaysSo) {
   const auto reports = examine(able_machine());
   ASSERT_EQ(reports.size(), 2U);
@@ -80,11 +87,6 @@ TEST(Doctor, AnAbleMachineIsReadyForBothTargetsAndSaysSo) {
 }
 
 TEST(Doctor, EachMissingPieceOfTheGuestNamesItsPackage) {
-  struct Case {
-    void (*take_away)(MachineFacts&);
-    const char* check;
-    const char* fix;
-  };
   const Case cases[] = {
       {[](MachineFacts& f) { f.stap_version.clear(); }, "stap", "apt-get install systemtap"},
       {[](MachineFacts& f) { f.qemu_path.clear(); }, "qemu", "apt-get install qemu-system-x86"},
@@ -146,11 +148,6 @@ TEST(Doctor, AKernelWithoutModulesCannotTraceLocallyAndIsToldToUseTheGuest) {
 }
 
 TEST(Doctor, EveryLocalBlockerIsMissingWithItsOwnFix) {
-  struct Case {
-    void (*take_away)(MachineFacts&);
-    const char* check;
-    const char* fix;
-  };
   const Case cases[] = {
       {[](MachineFacts& f) { f.modules_disabled = true; }, "kernel modules", "reboot"},
       {[](MachineFacts& f) { f.lockdown = "integrity"; }, "lockdown", "stap --sign"},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "iotap/target/guest_requirements.h"
 #include "iotap/util/json_text.h"
 
 namespace iotap::doctor {
@@ -30,13 +31,6 @@ struct TargetReport {
   [[nodiscard]] bool ready() const;  // nothing missing
 };
 
-// A program found on the host (path empty when not), and the Debian package that has it.
-struct Program {
-  std::string name;
-  std::string path;
-  std::string package;
-};
-
 struct MachineFacts {
   // SystemTap on this host (both targets compile here).
   std::string stap_version;  // `stap -V`'s first line; empty: stap not installed
@@ -49,7 +43,7 @@ struct MachineFacts {
   std::string runtime_dir;           // the adapted stap runtime
   std::string guest_debuginfo;       // its vmlinux with DWARF; empty: not installed
   std::string guest_debuginfo_hint;  // how to install it
-  std::vector<Program> guest_programs;
+  std::vector<vm::HostProgram> guest_programs;
   std::optional<unsigned long> memory_available_mib;  // /proc/meminfo's MemAvailable
   std::string temp_dir_problem;                       // what is wrong with $TMPDIR; empty: fine
   unsigned guest_memory_mib = 1024;
