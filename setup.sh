@@ -26,6 +26,8 @@ done
 # opens the HTML report in a golden test; man-db renders the man pages made from --help.
 # dpkg-dev's dpkg-shlibdeps finds the .deb's library dependencies (cmake/Package.cmake), and
 # bubblewrap hides the source and build trees from the installed iotap a vm test runs.
+# --target ssh:// runs over the user's own ssh (openssh-client); its tests' hosts are guests that
+# run Debian's dropbear as their ssh server (dropbear-bin).
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
@@ -33,7 +35,7 @@ packages=(
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup fio
   bpftrace e2fsprogs
-  chromium fonts-dejavu-core man-db dpkg-dev bubblewrap
+  chromium fonts-dejavu-core man-db dpkg-dev bubblewrap openssh-client dropbear-bin
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

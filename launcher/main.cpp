@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "iotap/config.h"
+#include "iotap/session/fleet_run.h"
+#include "iotap/session/target_options.h"
 #include "iotap/target/kernel_debuginfo.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
@@ -84,13 +86,22 @@ int main(int argc, char** argv) {
     if (verb.name != args[0]) continue;
     try {
       iotap::remove_leftovers_and_say();
-      return verb.main(std::span(args).subspan(1));
+      const auto verb_args = std::span(args).subspan(1);
+      // Several --target ssh:// hosts: the verb runs on each (session/fleet_run.h).
+      // The doctor checks several hosts itself.
+      if (const auto hosts = iotap::verbs::ssh_targets_in(verb_args);
+          hosts.size() > 1 && verb.name != "doctor")
+        return iotap::verbs::run_fleet(verb.name, verb_args, hosts);
+      return verb.main(verb_args);
     } catch (const iotap::Stopped& e) {
       std::fprintf(stderr, "iotap: %s\n", e.what());
       return e.exit_status();
     } catch (const iotap::UserError& e) {
       std::fprintf(stderr, "iotap: %s\n", e.what());
       return 2;
+    } catch (const iotap::TargetLost& e) {
+      std::fprintf(stderr, "iotap: %s\n", e.what());
+      return iotap::exit_status::kTargetLost;
     } catch (const boost::program_options::error& e) {
       std::fprintf(stderr, "iotap %s: %s (see 'iotap %s --help')\n", args[0].c_str(), e.what(),
                    args[0].c_str());

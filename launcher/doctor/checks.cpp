@@ -190,6 +190,54 @@ bool TargetReport::ready() const {
                               [](const Check& check) { return check.status == Status::kMissing; });
 }
 
+TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts) {
+  TargetReport report{facts.target, "--target " + facts.target + ": compiled here, run there", {}};
+  auto& checks = report.checks;
+  checks.push_back(stap_check(machine));
+  if (!facts.unreachable.empty()) {
+    checks.push_back(missing("ssh", facts.unreachable,
+                             "log in with a key, without a prompt (" + facts.login_hint +
+                                 "; iotap runs ssh with BatchMode=yes)"));
+    return report;
+  }
+  const ssh::HostFacts& host = facts.host;
+  checks.push_back(
+      ok("ssh", "reached as " + host.user + "; kernel " + host.release + ", " + host.machine));
+  if (host.machine != facts.this_machine)
+    checks.push_back(missing("architecture",
+                             host.machine + " there, " + facts.this_machine + " here",
+                             "trace it from a machine of its architecture (the module is built "
+                             "here)"));
+  checks.push_back(facts.headers_here
+                       ? ok("kernel headers here", "/lib/modules/" + host.release + "/build")
+                       : missing("kernel headers here",
+                                 "not installed for " + host.release + " (stap compiles here)",
+                                 "apt-get install linux-headers-" + host.release));
+  checks.push_back(facts.debuginfo_here.empty()
+                       ? note("kernel debuginfo here",
+                              "not installed: kernel.function probes, $vars and @cast cannot "
+                              "compile for " +
+                                  host.release,
+                              facts.debuginfo_hint)
+                       : ok("kernel debuginfo here", facts.debuginfo_here));
+  checks.push_back(host.staprun.empty()
+                       ? missing("staprun there", "not installed on " + facts.name,
+                                 "apt-get install systemtap-runtime on " + facts.name)
+                       : ok("staprun there", host.staprun));
+  if (host.privilege == "none") {
+    checks.push_back(missing("module loading there",
+                             host.user + " is not root, not in stapdev, has no passwordless sudo",
+                             "log in as root, or add " + host.user + " to the stapdev group"));
+  } else {
+    checks.push_back(ok("module loading there", "as " + host.user + " (" + host.privilege + ")"));
+  }
+  if (host.busy)
+    checks.push_back(missing("no other run there", "a module named iotap is loaded",
+                             "wait for the other iotap run; if none runs, 'staprun -d iotap' "
+                             "there removes a leftover"));
+  return report;
+}
+
 std::vector<TargetReport> examine(const MachineFacts& facts) {
   return {vm_report(facts), local_report(facts)};
 }

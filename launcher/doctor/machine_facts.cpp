@@ -86,6 +86,26 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
+SshHostFacts gather_ssh_facts(const ssh::SshHost& host) {
+  SshHostFacts facts;
+  facts.target = host.text;
+  facts.name = host.name();
+  facts.login_hint = ssh::ssh_command_hint(host, "ssh-copy-id");
+  facts.this_machine = ssh::this_machine();
+  try {
+    facts.host = ssh::ask_host(host, std::nullopt, std::nullopt);
+  } catch (const UserError& error) {
+    facts.unreachable = error.what();
+    return facts;
+  }
+  const std::string& release = facts.host.release;
+  facts.headers_here = ssh::kernel_headers_problem(host, release).empty();
+  if (const auto debuginfo = vm::find_kernel_debuginfo(release))
+    facts.debuginfo_here = debuginfo->vmlinux;
+  facts.debuginfo_hint = vm::debuginfo_install_hint(release);
+  return facts;
+}
+
 MachineFacts gather_machine_facts() {
   MachineFacts facts;
   if (!find_in_path("stap").empty()) facts.stap_version = stap::stap_version();

@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
+#include "iotap/util/files.h"
 
 namespace iotap::verbs {
 
@@ -148,6 +150,9 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   const AttributionRun run = run_attribution(options, slowest, requests, hooks);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
   const Json json = attribution_json(run, outcome);
+  // A fleet's run on one host (session/fleet_run.h): the whole result, for the fleet summary.
+  if (const char* fleet = std::getenv("IOTAP_FLEET_RESULT"); fleet != nullptr && *fleet != '\0')
+    write_file(fleet, to_text(json));
   out.write(options.json
                 ? to_text(json)
                 : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +

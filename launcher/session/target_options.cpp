@@ -21,32 +21,39 @@ void add_target_options(po::options_description& description, TargetOptions& opt
   description.add_options()(
       "command,c", po::value(&options.command_line)->value_name("CMD"),
       "start CMD under the probes (with --target vm: the project's workloads by bare name, "
-      "__DEV__ for the stack's top device); words are cut as sh quotes them, with no $, glob or "
-      "redirection expansion)")(
+      "__DEV__ for the stack's top device; with --target ssh://: the program at the same path "
+      "on the host); words are cut as sh quotes them, with no $, glob or redirection "
+      "expansion)")(
       "pid,x",
       positive_number(kPidOption, [&](uint64_t pid) { options.pid = static_cast<pid_t>(pid); })
           ->value_name("PID"),
-      "attach to the running process PID (--target local only)")(
-      "output,o", po::value(&options.output_path)->value_name("FILE"),
-      "write the script's output to FILE")("json", po::bool_switch(&options.json),
-                                           "print one JSON object on stdout instead of text")(
+      "attach to the running process PID (--target local, or ssh:// with a pid on that host; "
+      "the run ends when the process does)")("output,o",
+                                             po::value(&options.output_path)->value_name("FILE"),
+                                             "write the script's output to FILE")(
+      "json", po::bool_switch(&options.json), "print one JSON object on stdout instead of text")(
       "target",
       po::value<std::string>()
-          ->value_name("local|vm")
+          ->value_name("local|vm|ssh://[USER@]HOST[:PORT]")
           ->default_value(default_target)
           ->notifier([&](const std::string& t) {
             if (t == "local") {
               options.target = Target::kLocal;
             } else if (t == "vm") {
               options.target = Target::kVm;
+            } else if (t.starts_with("ssh://")) {
+              options.target = Target::kSsh;
+              options.ssh_host = ssh::parse_ssh_target(t);
             } else {
               throw UserError(
-                  "--target must be 'local' (this kernel) or 'vm' (a qemu guest iotap boots), not "
-                  "'" +
+                  "--target must be 'local' (this kernel), 'vm' (a qemu guest iotap boots) or "
+                  "ssh://[USER@]HOST[:PORT] (a machine iotap reaches with ssh), not '" +
                   t + "'");
             }
           }),
-      "where the probes run: this kernel, or a throwaway qemu guest with a known kernel")(
+      "where the probes run: this kernel, a throwaway qemu guest with a known kernel, or a "
+      "machine reached with ssh (compiled here for its kernel, run there with staprun; give "
+      "several --target ssh:// to run on each at once, with a fleet summary)")(
       "stack", po::value(&options.stack_text)->value_name("SPEC"),
       "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")(
       "timeout",
@@ -84,7 +91,53 @@ void require_one_program(const TargetOptions& options, std::string_view purpose,
 }
 
 std::string target_kernel_release(const TargetOptions& options) {
-  return options.target == Target::kVm ? config::kGuestKernel : local_kernel_release();
+  switch (options.target) {
+    case Target::kVm:
+      return config::kGuestKernel;
+    case Target::kSsh:
+      return host_facts(options).release;
+    case Target::kLocal:
+      break;
+  }
+  return local_kernel_release();
+}
+
+std::string target_text(const TargetOptions& options) {
+  switch (options.target) {
+    case Target::kVm:
+      return "vm";
+    case Target::kSsh:
+      return options.ssh_host->text;
+    case Target::kLocal:
+      break;
+  }
+  return "local";
+}
+
+const ssh::HostFacts& host_facts(const TargetOptions& options) {
+  if (!*options.ssh_facts) {
+    std::optional<std::string> program;
+    if (!options.command_line.empty())
+      program = resolve_command(options.command_line, std::nullopt).program;
+    *options.ssh_facts = ssh::probe_host(*options.ssh_host, options.pid, program);
+  }
+  return **options.ssh_facts;
+}
+
+std::vector<std::string> ssh_targets_in(std::span<const std::string> args) {
+  std::vector<std::string> hosts;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (args[i] == "--target" && i + 1 < args.size()) {
+      value = args[++i];
+    } else if (args[i].starts_with("--target=")) {
+      value = args[i].substr(9);
+    } else if (args[i] == "--") {
+      break;
+    }
+    if (value.starts_with("ssh://")) hosts.push_back(value);
+  }
+  return hosts;
 }
 
 void check_target_options(const TargetOptions& options) {
@@ -93,6 +146,11 @@ void check_target_options(const TargetOptions& options) {
     throw UserError(
         "--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the "
         "devices you have)");
+  }
+  if (options.target == Target::kSsh && !options.stack_text.empty()) {
+    throw UserError(
+        "--stack builds md/dm devices in a guest: a --target ssh:// host is traced with the "
+        "devices it has (iotap reads its stacks from sysfs there)");
   }
   if (options.target == Target::kVm && options.pid) {
     throw UserError(

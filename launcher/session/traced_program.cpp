@@ -13,8 +13,17 @@ std::string traced_program(const TargetOptions& options) {
     // __DEV__ in -c needs the stack's top device to resolve.
     return resolve_command(options.command_line, plan_target_stack(options)).program;
   }
-  if (options.pid) return pid_executable(*options.pid);
+  if (options.pid) return target_pid_executable(options);
   return "";
+}
+
+std::string target_pid_executable(const TargetOptions& options) {
+  if (options.target != Target::kSsh) return pid_executable(*options.pid);
+  const std::string& exe = host_facts(options).pid_exe;
+  if (exe.empty())
+    throw UserError("-x " + std::to_string(*options.pid) + ": " + options.ssh_host->name() +
+                    " has no such process, or not one " + host_facts(options).user + " may trace");
+  return exe;
 }
 
 std::string pid_executable(pid_t pid) {

@@ -27,10 +27,12 @@
 #include "iotap/target/kernel_debuginfo.h"
 #include "iotap/target/kernel_tree.h"
 #include "iotap/target/local_runner.h"
+#include "iotap/target/ssh_target.h"
 #include "iotap/target/stack_spec.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
+#include "iotap/util/sha256.h"
 #include "iotap/util/stop_signal.h"
 #include "iotap/util/temp_dir.h"
 
@@ -86,11 +88,33 @@ namespace {
 // What a run is made of, settled and checked before anything slow.
 struct PreparedRun {
   bool vm = false;
+  bool ssh = false;  // --target ssh://: compiled here for the host's kernel, run there
   std::optional<vm::StackPlan> stack;
   std::optional<ResolvedCommand> command;
   stap::Markers markers;
   std::string script_text;  // markers substituted
 };
+
+// stap compiles here for the host's kernel: its headers must be on this machine.
+void check_host_kernel_here(const TargetOptions& options) {
+  const std::string problem =
+      ssh::kernel_headers_problem(*options.ssh_host, host_facts(options).release);
+  if (!problem.empty()) throw UserError(problem);
+}
+
+// The -c program runs on the host from its own copy, at the path it has here: the probes are
+// compiled from this machine's copy.
+void check_program_on_host(const TargetOptions& options, const std::string& program) {
+  const ssh::HostFacts& facts = host_facts(options);
+  if (const std::string problem = ssh::program_problem(*options.ssh_host, facts, program);
+      !problem.empty())
+    throw UserError(problem);
+  if (facts.program_sha256 != Sha256().update_file(program).hex())
+    std::fprintf(stderr,
+                 "iotap: warning: %s's %s differs from this machine's copy: probes in it (USDT) "
+                 "are placed from this copy and may miss or misfire there\n",
+                 options.ssh_host->name().c_str(), program.c_str());
+}
 
 PreparedRun prepare_run(const std::string& script_path, const TargetOptions& options) {
   check_target_options(options);
@@ -98,10 +122,12 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   // Missing, unreadable, empty, a directory or a FIFO: said now, before anything slow.
   const std::string script_text = stap::read_script(script_path);
   prepared.vm = options.target == Target::kVm;
-  if (!prepared.vm) {
+  prepared.ssh = options.target == Target::kSsh;
+  if (options.target == Target::kLocal) {
     const std::string problem = local_kernel_problem();
     if (!problem.empty()) throw UserError(problem);
   }
+  if (prepared.ssh) check_host_kernel_here(options);
 
   prepared.stack = plan_target_stack(options);
   auto& command = prepared.command;
@@ -116,9 +142,10 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
                      command ? command->files : std::vector<std::string>{});
 
   if (command) prepared.markers.exe = command->program;
+  if (command && prepared.ssh) check_program_on_host(options, command->program);
   if (options.pid) {
     prepared.markers.pid = *options.pid;
-    prepared.markers.exe = pid_executable(*options.pid);
+    prepared.markers.exe = target_pid_executable(options);
   }
   // A marker without a value (__PID__ without -x) is said before anything slow, too.
   prepared.script_text = stap::substitute_markers(script_text, prepared.markers, script_path);
@@ -151,26 +178,51 @@ std::string vm_compile_kernel(const TracedScript& script, const TracedRunSinks& 
       [&sinks] { return harvest_guest_kallsyms(sinks); }, vm::guest_kernel_trees_dir());
 }
 
+// The same for an ssh host: the tree for its release, its System.map (when the script needs
+// one and the -dbg package is not here) from the host's own /proc/kallsyms.
+std::string ssh_compile_kernel(const TracedScript& script, const TargetOptions& options,
+                               const TracedRunSinks& sinks) {
+  const ssh::HostFacts& facts = host_facts(options);
+  return vm::guest_compile_kernel(
+      facts.release, script.compile_kernel_symbols,
+      [&] {
+        sinks.status("reading " + options.ssh_host->name() +
+                     "'s kernel symbol table for stap (once per kernel release)");
+        return ssh::read_host_kallsyms(*options.ssh_host, facts);
+      },
+      vm::guest_kernel_trees_dir());
+}
+
+// iotap's adapted runtime is made for the guest kernel (cmake/StapRuntimeCompat.cmake): a host
+// running that same release gets it, any other SystemTap's own.
+std::string runtime_for(const PreparedRun& prepared, const std::string& release) {
+  if (prepared.vm || (prepared.ssh && release == config::kGuestKernel))
+    return stap::guest_runtime_dir();
+  return "";
+}
+
 // What iotap knows of the kernel's debuginfo, to explain stap's "no match".
 stap::KernelDebugState kernel_debug_state(const PreparedRun& prepared, const std::string& release) {
   // On this host's own kernel stap may also fetch it from a debuginfod server.
-  const char* debuginfod = prepared.vm ? nullptr : std::getenv("DEBUGINFOD_URLS");
+  const bool here = !prepared.vm && !prepared.ssh;
+  const char* debuginfod = here ? std::getenv("DEBUGINFOD_URLS") : nullptr;
   const bool found = vm::find_kernel_debuginfo(release).has_value() ||
                      (debuginfod != nullptr && *debuginfod != '\0');
   std::string hint = vm::debuginfo_install_hint(release);
-  if (!prepared.vm) hint += ", or set DEBUGINFOD_URLS to a debuginfod server that has it";
+  if (here) hint += ", or set DEBUGINFOD_URLS to a debuginfod server that has it";
   return {release, found, hint};
 }
 
 // The prepared script's module in `work`: from iotap's module cache when it has it, else
 // compiled (and kept there).
 stap::CompiledModule compile_script(const TracedScript& script, const PreparedRun& prepared,
-                                    const TempDir& work, TracedRunResult& result,
-                                    const TracedRunSinks& sinks) {
-  const std::string compile_kernel =
-      prepared.vm ? vm_compile_kernel(script, sinks) : result.kernel_release;
+                                    const TargetOptions& options, const TempDir& work,
+                                    TracedRunResult& result, const TracedRunSinks& sinks) {
+  std::string compile_kernel = result.kernel_release;
+  if (prepared.vm) compile_kernel = vm_compile_kernel(script, sinks);
+  if (prepared.ssh) compile_kernel = ssh_compile_kernel(script, options, sinks);
   const auto compile_start = Clock::now();
-  const std::string runtime_dir = prepared.vm ? stap::guest_runtime_dir() : "";
+  const std::string runtime_dir = runtime_for(prepared, result.kernel_release);
   const std::string script_name = std::filesystem::path(script.path).filename().string();
   stap::CompileRequest request{prepared.script_text,
                                script.path,
@@ -288,6 +340,40 @@ void run_locally(const std::string& module, const TracedScript& script,
   result.interrupted = stop_signal() != 0;
 }
 
+void run_on_ssh_host(const std::string& module, const TracedScript& script,
+                     const TargetOptions& options, const PreparedRun& prepared,
+                     stap::StapStderr& stderr_filter, TracedRunResult& result,
+                     const TracedRunSinks& sinks) {
+  const ssh::SshHost& host = *options.ssh_host;
+  const ssh::HostFacts& facts = host_facts(options);
+  if (script.kernel_symbols) {
+    result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
+        symbols::KernelSymbols::parse(ssh::read_host_kallsyms(host, facts)));
+    if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
+  }
+  ssh::SshRun run;
+  run.module_path = module;
+  run.pid = options.pid;
+  run.timeout = std::chrono::seconds(options.timeout_seconds);
+  run.staprun_options = stap::staprun_words(script.stap_options);
+  run.module_options = stap::module_words(script.stap_options);
+  run.program_stdout_to_stderr = !script.program_stdout_in_stream;
+  if (prepared.command) run.command = prepared.command->argv;
+  ssh::SshEvents events;
+  events.stdout_data = sinks.output;
+  events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
+  events.status = [&](std::string_view phrase) {
+    show_guest_status(phrase, prepared, result, sinks);
+  };
+  events.device = [&](const StackDevice& device) { result.devices.push_back(device); };
+  const ssh::SshResult ssh_result = ssh::run_over_ssh(host, facts, run, events);
+  result.staprun_status = ssh_result.exit_status;
+  result.interrupted = ssh_result.interrupted && !ssh_result.timed_out;
+  result.timed_out = ssh_result.timed_out;
+  result.kernel_stats = ssh_result.kernel_stats;
+  result.traced_seconds = ssh_result.traced_seconds;
+}
+
 // stapio exits 1 when the -c program failed, and says how it failed: that is the status to
 // pass on. Otherwise a failing staprun is the failure.
 void settle_exit_status(TracedRunResult& result, const TracedRunSinks& sinks) {
@@ -343,7 +429,8 @@ TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& optio
         print_program_line(prefix, line);  // the program's stderr (session/program_output.h)
       });
   const auto compile = [&] {
-    const stap::CompiledModule module = compile_script(script, prepared, work, result, sinks);
+    const stap::CompiledModule module =
+        compile_script(script, prepared, options, work, result, sinks);
     // The module's run-time errors name the script as it was compiled.
     stderr_filter.name_script(module.compiled_script_path, script.path);
     return module.path;
@@ -352,6 +439,9 @@ TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& optio
   if (prepared.vm) {
     // A guest booted for the run boots while the script compiles.
     run_on_vm(compile, script, options, prepared, stderr_filter, result, sinks);
+  } else if (prepared.ssh) {
+    const std::string module = compile();
+    run_on_ssh_host(module, script, options, prepared, stderr_filter, result, sinks);
   } else {
     const std::string module = compile();
     run_locally(module, script, options, prepared, stderr_filter, result, sinks);

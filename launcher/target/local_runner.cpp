@@ -90,16 +90,25 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
   int open_fds = 2;
   bool stopped = false;
   while (open_fds > 0) {
-    int timeout_ms = -1;
+    // -x: the run ends when the process does (staprun alone would wait for a stop); looked at
+    // once a second.
+    int timeout_ms = run.pid && !stopped ? 1000 : -1;
+    if (run.pid && !stopped && ::kill(*run.pid, 0) != 0 && errno == ESRCH) {
+      ::kill(pid, SIGINT);
+      stopped = true;
+    }
     if (run.timeout.count() > 0 && !stopped) {
-      timeout_ms = static_cast<int>(std::max<int64_t>(
-          0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                   std::chrono::steady_clock::now())
-                 .count()));
+      const int64_t left =
+          std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline - std::chrono::steady_clock::now())
+                                   .count());
+      timeout_ms = static_cast<int>(timeout_ms < 0 ? left : std::min<int64_t>(timeout_ms, left));
     }
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0) continue;  // EINTR: a stop signal, seen on its descriptor next time round
-    if (ready == 0) {
+    const bool deadline_passed =
+        run.timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline;
+    if (ready == 0 && deadline_passed && !stopped) {
       ::kill(pid, SIGINT);
       stopped = true;
       continue;

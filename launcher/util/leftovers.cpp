@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The prefixes iotap's own TempDirs use; a test's or another tool's dirs are never touched.
-constexpr std::array<std::string_view, 2> kPrefixes{"iotap-run.", "iotap-vm."};
+constexpr std::array<std::string_view, 3> kPrefixes{"iotap-run.", "iotap-vm.", "iotap-fleet."};
 
 // The PID in "iotap-run.PID.XXXXXX", when the name has that shape.
 std::optional<pid_t> owner_pid(std::string_view name) {

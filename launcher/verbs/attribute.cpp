@@ -7,7 +7,7 @@ namespace iotap::verbs {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap attribute -c CMD [--target local|vm] [--stack SPEC] [--slowest N] [--json]
+    R"(usage: iotap attribute -c CMD [--target local|vm|ssh://HOST...] [--stack SPEC] [--slowest N] [--json]
 
 Follows each request of the program down through the block layer, md and device-mapper to the
 member disk that served it, and back up, and charges its time. The requests are the program's

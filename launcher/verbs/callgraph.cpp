@@ -32,7 +32,7 @@ namespace {
 
 constexpr const char* kHelp =
     R"(usage: iotap callgraph -c CMD | -x PID [--functions GLOB] [--trigger FUNC] [--kernel GLOB]
-                       [--format text|folded|perfetto] [--json] [--target local|vm] [--stack SPEC]
+                       [--format text|folded|perfetto] [--json] [--target local|vm|ssh://HOST...] [--stack SPEC]
 
 Prints every call and return of the program's functions while it runs, as an indented tree per
 thread, in the style of SystemTap's para-callgraph.stp (it runs examples/callgraph.stp):

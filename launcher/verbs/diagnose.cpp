@@ -7,7 +7,7 @@ namespace iotap::verbs {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap diagnose -c CMD [--target local|vm] [--stack SPEC] [--json]
+    R"(usage: iotap diagnose -c CMD [--target local|vm|ssh://HOST...] [--stack SPEC] [--json]
 
 Names the slow member (or members) of an md/dm stack while the program reads or writes through
 it. Each member's io latency is compared with its siblings' (the other members of the same array
@@ -25,6 +25,9 @@ examples:
   iotap diagnose --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4' --json
   iotap diagnose --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
       -c 'dd if=__DEV__ of=/dev/null bs=1M count=64 iflag=direct'
+  iotap diagnose --target ssh://root@db1 --target ssh://root@db2 \
+      -c '/usr/local/bin/block_hasher -d /dev/md0 -b 1048576 -t 8 -n 64 --direct'
+      (your servers: compiled here for each one's kernel, run there with staprun; docs/ssh.md)
 
 options)";
 

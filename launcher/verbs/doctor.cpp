@@ -20,7 +20,7 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr const char* kHelp =
-    R"(usage: iotap doctor [--target vm|local] [--json]
+    R"(usage: iotap doctor [--target vm|local|ssh://[USER@]HOST[:PORT]]... [--json]
 
 Says what this machine can trace and what is missing, each with its fix; run it first when
 anything fails, or on a new machine. It boots nothing and loads nothing: it reads /proc and
@@ -33,6 +33,10 @@ qemu, KVM or TCG, free memory for a guest, and the temporary directory.
 For --target local (this machine's own kernel): stap and staprun, whether the kernel loads
 modules (CONFIG_MODULES, kernel.modules_disabled, lockdown), uprobes, tracepoints and kprobes
 (from /proc/kallsyms), its headers and debuginfo, and root.
+For --target ssh://HOST (a machine iotap reaches with ssh; checked only when named, one
+connection each): stap here, the host reached without a prompt, its architecture, its kernel's
+headers (and debuginfo) here, staprun there, the right to load modules there (root, stapdev or
+passwordless sudo), and no other iotap run on it.
 
 Each line is ok, note (works, with a limit worth knowing) or missing (that target cannot trace
 until it is fixed); every line that is not ok says what to do under it.
@@ -59,20 +63,31 @@ example (this project's CI machine: a small VM kernel without modules, no /dev/k
 }  // namespace
 
 int doctor(Args args) {
-  std::string target;
+  std::vector<std::string> targets;
   bool json = false;
   po::options_description visible;
   visible.add_options()("help,h", "show this help")(
-      "target", po::value(&target)->value_name("vm|local"),
-      "check one target only (default: both); the exit status follows it")(
-      "json", po::bool_switch(&json), "print the checks as JSON");
+      "target", po::value(&targets)->value_name("vm|local|ssh://HOST")->composing(),
+      "check these targets only (default: vm and local; ssh:// hosts only when named, and "
+      "several may be); the exit status follows them")("json", po::bool_switch(&json),
+                                                       "print the checks as JSON");
   if (!parse_options(args, visible, kHelp, nullptr, nullptr, exit_status::Verb::kDoctor)) return 0;
-  if (!target.empty() && target != "vm" && target != "local")
-    throw UserError("--target is vm or local, not '" + target + "'");
-  std::vector<doctor::TargetReport> reports = doctor::examine(doctor::gather_machine_facts());
-  if (!target.empty())
-    std::erase_if(
-        reports, [&target](const doctor::TargetReport& report) { return report.target != target; });
+  std::vector<ssh::SshHost> hosts;
+  for (const auto& target : targets) {
+    if (target.starts_with("ssh://")) {
+      hosts.push_back(ssh::parse_ssh_target(target));
+    } else if (target != "vm" && target != "local") {
+      throw UserError("--target is vm, local or ssh://[USER@]HOST[:PORT], not '" + target + "'");
+    }
+  }
+  const doctor::MachineFacts machine = doctor::gather_machine_facts();
+  std::vector<doctor::TargetReport> reports = doctor::examine(machine);
+  if (!targets.empty())
+    std::erase_if(reports, [&targets](const doctor::TargetReport& report) {
+      return std::ranges::find(targets, report.target) == targets.end();
+    });
+  for (const auto& host : hosts)
+    reports.push_back(doctor::ssh_report(machine, doctor::gather_ssh_facts(host)));
   const std::string text =
       json ? to_text(doctor::doctor_json(reports)) : doctor::doctor_text(reports);
   std::fputs(text.c_str(), stdout);

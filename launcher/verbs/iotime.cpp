@@ -17,7 +17,7 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap iotime [-c CMD | -x PID] [--interval DURATION] [--target local|vm] [--stack SPEC] [--json]
+    R"(usage: iotap iotime [-c CMD | -x PID] [--interval DURATION] [--target local|vm|ssh://HOST...] [--stack SPEC] [--json]
 
 Times every bio from the moment a device accepts it to its completion, and prints per device
 and direction the total time, the count and the average, like SystemTap's ioblktime. Every layer

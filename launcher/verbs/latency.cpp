@@ -23,7 +23,7 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap latency -c CMD | -x PID [--target local|vm] [--stack SPEC] [--stacks] [--json]
+    R"(usage: iotap latency -c CMD | -x PID [--target local|vm|ssh://HOST...] [--stack SPEC] [--stacks] [--json]
 
 Time the program's threads spent asleep in the kernel, grouped by why, like SystemTap's
 latencytap and latencytop before it. Every sleep is timed from the moment the thread leaves

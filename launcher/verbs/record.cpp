@@ -29,7 +29,7 @@ namespace iotap::verbs {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap record -c CMD | -x PID [-o FILE] [--format iotap|fio] [--target local|vm]
+    R"(usage: iotap record -c CMD | -x PID [-o FILE] [--format iotap|fio] [--target local|vm|ssh://HOST...]
                     [--stack SPEC] [--requests usdt|syscall] [--timeout S] [--json]
 
 Records every request of the program, per thread, as it runs: when it started, its thread, read,
@@ -94,7 +94,7 @@ class Recorder {
         {"program", traced_program(options_)},
         {"command", options_.command_line.empty() ? Json(nullptr) : Json(options_.command_line)},
         {"source", engine::to_string(source)},
-        {"target", options_.target == Target::kVm ? "vm" : "local"},
+        {"target", target_text(options_)},
         {"stack", options_.stack_text.empty() ? Json(nullptr) : Json(options_.stack_text)},
         {"kernel", target_kernel_release(options_)},
         {"recorded_at", utc_now()},

@@ -22,7 +22,7 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kRunHelp =
-    R"(usage: iotap run SCRIPT.stp [ARG...] [-c CMD | -x PID] [--target local|vm] [--stack SPEC] [options]
+    R"(usage: iotap run SCRIPT.stp [ARG...] [-c CMD | -x PID] [--target local|vm|ssh://HOST...] [--stack SPEC] [options]
 
 Compiles SCRIPT.stp with the bundled tapsets (tapsets/: block_hasher.*, blockio.*) and runs it,
 streaming what it prints. The words after SCRIPT.stp are the script's arguments, $1/@1, $2/@2,
@@ -157,7 +157,7 @@ int run(Args args) {
   if (options.json) {
     const Json json{{"schema", "iotap.run/1"},
                     {"script", script},
-                    {"target", options.target == Target::kVm ? "vm" : "local"},
+                    {"target", target_text(options)},
                     {"kernel", result.kernel_release},
                     {"devices", stack_json(result.devices)},
                     {"exit_status", result.exit_status},

@@ -17,7 +17,7 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap top [-c CMD | -x PID] [--interval DURATION] [--target local|vm] [--stack SPEC] [--json]
+    R"(usage: iotap top [-c CMD | -x PID] [--interval DURATION] [--target local|vm|ssh://HOST...] [--stack SPEC] [--json]
 
 Counts, every interval, each bio submitted to each block device and each hit of each of the
 program's USDT probes (any provider), and shows the counts and their rates: SPDK's

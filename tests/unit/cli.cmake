@@ -19,6 +19,8 @@ add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_pr
 # The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
 iotap_unit_test(control_protocol_test SOURCES target/control_protocol_test.cpp LIBS iotap_target)
 iotap_unit_test(accelerator_test SOURCES target/accelerator_test.cpp LIBS iotap_target)
+# --target ssh://: its addresses, the agent's facts, what a host lacks (target/ssh_target.h).
+iotap_unit_test(ssh_target_test SOURCES target/ssh_target_test.cpp LIBS iotap_target)
 iotap_unit_test(initramfs_test
   SOURCES target/cpio_writer_test.cpp target/elf_dependencies_test.cpp target/kernel_test.cpp
     target/kernel_tree_test.cpp
@@ -49,7 +51,7 @@ iotap_unit_test(verbs_test
   SOURCES interval/device_table_test.cpp session/target_options_test.cpp
     session/output_file_test.cpp session/program_output_test.cpp interval/demo_verdict_test.cpp
     session/request_source_test.cpp
-    session/kernel_stats_json_test.cpp
+    session/kernel_stats_json_test.cpp session/fleet_summary_test.cpp
   LIBS iotap_verbs)
 target_compile_definitions(verbs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
@@ -74,7 +76,15 @@ iotap_cli_test(cli_diagnose_stack_raid5_one_member 2
   diagnose --target vm --stack "raid5(ram)" -c block_hasher)
 iotap_cli_test(cli_run_missing_script 2 "iotap: cannot read script '/nonexistent.stp'" run /nonexistent.stp --target vm)
 iotap_cli_test(cli_run_no_script 2 "iotap run needs a script" run --target vm)
-iotap_cli_test(cli_run_bad_target 2 "--target must be 'local' \\(this kernel\\) or 'vm'" run ${iotime} --target cloud)
+iotap_cli_test(cli_run_bad_target 2 "--target must be 'local' \\(this kernel\\), 'vm' \\(a qemu guest iotap boots\\) or ssh://" run ${iotime} --target cloud)
+# --target ssh://: a malformed address, what cannot go with it, and a host that does not answer
+# (port 1 of this machine: refused at once, no network needed).
+iotap_cli_test(cli_ssh_bad_port 2 "iotap: --target 'ssh://db7:99999': the port must be a number from 1 to 65535, not '99999' .the form is ssh://.USER@.HOST.:PORT." run ${iotime} --target ssh://db7:99999)
+iotap_cli_test(cli_ssh_no_host 2 "iotap: --target 'ssh://root@': no host" run ${iotime} --target ssh://root@)
+iotap_cli_test(cli_ssh_with_stack 2 "iotap: --stack builds md/dm devices in a guest: a --target ssh:// host is traced with the devices it has" run ${iotime} --target ssh://db7 --stack "raid0(ram*2)")
+iotap_cli_test(cli_ssh_unreachable 2 "iotap: 127.0.0.1:1: ssh could not run iotap's agent there \\(ssh: .*refused\\); check that 'ssh -p 1 127.0.0.1 true' works without a password prompt" run ${iotime} --target ssh://127.0.0.1:1)
+iotap_cli_test(cli_fleet_with_pid 2 "iotap: -x names one process on one host: give one --target ssh:// with it" diagnose --target ssh://a --target ssh://b -x 1)
+iotap_cli_test(cli_fleet_verb_traces_nothing 2 "iotap: iotap probes traces nothing: several --target ssh:// hosts are for the tracing verbs" probes --target ssh://a --target ssh://b)
 iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
 iotap_cli_test(cli_run_unknown_program 2 "-c: program 'no-such-program' not found" run ${iotime} --target vm -c no-such-program)
 iotap_cli_test(cli_run_dev_without_stack 2 "-c uses __DEV__, which stands for the top device of --stack" run ${iotime} --target vm -c "block_hasher -d __DEV__")
@@ -231,7 +241,7 @@ iotap_unit_test(doctor_test SOURCES doctor/doctor_test.cpp LIBS iotap_doctor)
 iotap_cli_test(cli_doctor_help 0 "usage: iotap doctor.*boots nothing and loads nothing" doctor --help)
 iotap_cli_test(cli_doctor_guest_ready 0 "--target vm: a qemu guest iotap boots, with md, dm and the probes: ready\n.*iotap can trace here with --target vm" doctor --target vm)
 iotap_cli_test(cli_doctor_json 0 "\"schema\": \"iotap.doctor/1\"" doctor --target vm --json)
-iotap_cli_test(cli_doctor_unknown_target 2 "^iotap: --target is vm or local, not 'vn'\n$" doctor --target vn)
+iotap_cli_test(cli_doctor_unknown_target 2 "^iotap: --target is vm, local or ssh://.USER@.HOST.:PORT., not 'vn'\n$" doctor --target vn)
 # Without stap and qemu on PATH: the run says what is missing and points at the doctor, and the
 # doctor finds no target ready (exit 1) and says what to install.
 iotap_cli_test(cli_run_without_stap 2

@@ -166,4 +166,18 @@ KernelDiskStats GuestReport::kernel_stats() const {
   return difference;
 }
 
+bool RunPhases::note(std::string_view phrase) {
+  if (phrase == "ran") {
+    ran_at_ = Clock::now();
+    return false;
+  }
+  if (phrase == "running") running_since_ = Clock::now();
+  return true;
+}
+
+std::optional<double> RunPhases::traced_seconds() const {
+  if (!running_since_ || !ran_at_) return std::nullopt;
+  return std::chrono::duration<double>(*ran_at_ - *running_since_).count();
+}
+
 }  // namespace iotap::vm

@@ -1,6 +1,7 @@
 #pragma once
 // The guest's control lines (guest/init.sh's iotap_say, on ttyS1): each line parsed into a plain
 // struct, and the guest's report (stack devices, phase, exit status, error) built from them.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,23 @@ class GuestReport {
   std::string phase_ = "booting";
   std::optional<int> exit_status_;
   std::string error_;
+};
+
+// The two moments of a run that the host marks with status lines, as this side saw them
+// arrive: "running" (the module about to load) and "ran" (staprun ended; not a phase to show).
+class RunPhases {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Takes a status phrase; true when it is one to show.
+  bool note(std::string_view phrase);
+  [[nodiscard]] bool running() const { return running_since_.has_value(); }
+  // From "running" to "ran": the traced run's length (the probes' share of it); unset when the
+  // run did not get that far.
+  [[nodiscard]] std::optional<double> traced_seconds() const;
+
+ private:
+  std::optional<Clock::time_point> running_since_;
+  std::optional<Clock::time_point> ran_at_;
 };
 
 }  // namespace iotap::vm

@@ -80,9 +80,9 @@ std::vector<HostProgram> guest_host_programs() {
 
 const std::vector<std::string>& stack_module_names() {
   static const std::vector<std::string> kNames{
-      "brd",        "md-mod",     "raid0",          "raid1",    "raid10",  "raid456",
-      "dm-mod",     "dm-delay",   "dm-flakey",      "dm-crypt", "ecb",     "xts",
-      "virtio_pci", "virtio_blk", "virtio_console", "configfs", "null_blk"};
+      "brd",        "md-mod",     "raid0",          "raid1",    "raid10",   "raid456",
+      "dm-mod",     "dm-delay",   "dm-flakey",      "dm-crypt", "ecb",      "xts",
+      "virtio_pci", "virtio_blk", "virtio_console", "configfs", "null_blk", "virtio_net"};
   return kNames;
 }
 
@@ -169,17 +169,23 @@ void evict_old_images(const std::string& cache_dir) {
   for (size_t i = kKept; i < images.size(); ++i) fs::remove(images[i].second, ec);
 }
 
+std::string guest_device_lines_script() {
+  return (fs::path(data_paths().guest_init).parent_path() / "device_lines.sh").string();
+}
+
 BaseImage base_initramfs(const GuestKernel& kernel, const std::string& cache_dir) {
   const auto programs = base_programs();
   const auto libraries = workload_libraries();
   const auto modules = kernel.module_load_order(stack_module_names());
   const std::string init = data_paths().guest_init;
+  const std::string device_lines = guest_device_lines_script();
   const std::string stapio_drain = data_paths().stapio_drain;
 
   // The key covers every input by path, size and modification time (the kernel's modules
-  // and the tools change only with their packages), plus init's text.
+  // and the tools change only with their packages), plus init's text and what it sources.
   Sha256 key;
   key.update(kBaseFormat).update(kernel.release).update(read_file(init));
+  key.update(read_file(device_lines));
   std::vector<std::string> inputs = programs;
   for (const auto& program : programs) {
     for (const auto& dependency : runtime_dependencies(program)) inputs.push_back(dependency);
@@ -211,6 +217,7 @@ BaseImage base_initramfs(const GuestKernel& kernel, const std::string& cache_dir
     for (const char* mount_point : {"/proc", "/sys", "/dev", "/tmp", "/run", "/iotap"})
       builder.add_directory(mount_point);
     builder.add_file("/init", read_file(init), 0755);
+    builder.add_file("/lib/iotap/device_lines.sh", read_file(device_lines));
     builder.add_directory("/lib/iotap");
     builder.add_file(kGuestStapioDrain, read_file(stapio_drain), 0755);
     // What init.sh loads before the run's files can come: the virtio-serial ports.

@@ -54,4 +54,8 @@ const std::vector<std::string>& channel_module_names();
 // The kernel modules any stack may need; the base carries them all.
 const std::vector<std::string>& stack_module_names();
 
+// guest/device_lines.sh beside init.sh (the md and dm lines of a device): init.sh sources it
+// from /lib/iotap, and the ssh agent is sent with it in front (target/ssh/agent.sh).
+std::string guest_device_lines_script();
+
 }  // namespace iotap::vm

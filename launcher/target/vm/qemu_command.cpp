@@ -82,6 +82,14 @@ std::vector<std::string> qemu_command(const QemuGuest& guest) {
                 {"-drive", "file=" + guest.tools_image + ",if=none,id=tools,format=raw,readonly=on",
                  "-device", "virtio-blk-pci,drive=tools,serial=iotap-tools"});
   }
+  if (guest.ssh_port != 0) {
+    // User networking: the guest reaches nothing but what qemu forwards, and the forward
+    // listens on the loopback address only.
+    argv.insert(
+        argv.end(),
+        {"-netdev", "user,id=net0,hostfwd=tcp:127.0.0.1:" + std::to_string(guest.ssh_port) + "-:22",
+         "-device", "virtio-net-pci,netdev=net0"});
+  }
   return argv;
 }
 

@@ -3,6 +3,7 @@
 // line, the console log and the four ports (guest/init.sh lists them), and the run's disks.
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct QemuGuest {
   std::chrono::seconds idle{0};
   std::vector<VirtioDisk> virtio_disks;  // made sparse in dir
   std::string tools_image;               // read-only, serial iotap-tools
+  uint16_t ssh_port = 0;                 // non-zero: 127.0.0.1:ssh_port -> the guest's port 22
 };
 
 std::vector<std::string> qemu_command(const QemuGuest& guest);

@@ -157,6 +157,7 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   std::vector<std::string> module_names;
   if (run.stack) module_names = run.stack->modules;
   if (!run.tools_image.empty()) module_names.emplace_back("virtio_blk");
+  if (run.ssh_port != 0) module_names.emplace_back("virtio_net");
   {
     for (const auto& ko : kernel.module_load_order(module_names)) {
       modules += ko;
@@ -181,7 +182,8 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
           conf_words("IOTAP_MODULE_OPTIONS", run.module_options) + "IOTAP_KALLSYMS=" +
           (run.kernel_symbols ? "1" : "0") + "\nIOTAP_PLAIN=" + (run.plain_command ? "1" : "0") +
           "\nIOTAP_PROGRAM_STDOUT=" + (run.program_stdout_to_stderr ? "stderr" : "stream") +
-          "\nIOTAP_TOOLS=" + (run.tools_image.empty() ? "0" : "1") + "\n" + reader_priority());
+          "\nIOTAP_TOOLS=" + (run.tools_image.empty() ? "0" : "1") +
+          "\nIOTAP_NET=" + (run.ssh_port != 0 ? "1" : "0") + "\n" + reader_priority());
   for (const auto& program : run.programs) image.add_program(program);
   for (const auto& file : run.files) image.add_host_path(file);
 }
@@ -303,6 +305,8 @@ std::unique_ptr<GuestLink> shared_link(const VmRun& run, const std::string& init
     why = "the stack has virtio disks, which a guest gets at boot";
   } else if (!run.tools_image.empty()) {
     why = "the run needs the tools disk, which a guest gets at boot";
+  } else if (run.ssh_port != 0) {
+    why = "the run needs a network, which a guest gets at boot";
   } else if (info->initrd != initrd) {
     why = "it booted another guest image (iotap changed since it started)";
   }
@@ -396,8 +400,7 @@ class GuestSession {
   // --timeout.
   Clock::time_point start_deadline_;
   std::optional<Clock::time_point> run_deadline_;
-  std::optional<Clock::time_point> running_since_;
-  std::optional<Clock::time_point> ran_at_;  // the guest's "status ran": staprun exited
+  RunPhases phases_;
   std::optional<Clock::time_point> stop_requested_;
   bool interrupted_ = false;
   bool timed_out_ = false;
@@ -552,7 +555,7 @@ int GuestSession::poll_timeout_ms() const {
   if (!qemu_running_) return 0;  // qemu is gone: drain what the sockets still hold, then finish
   if (stop_requested_) return milliseconds_until(*stop_requested_ + kStopGrace);
   std::optional<Clock::time_point> deadline = run_deadline_;
-  if (!running_since_ && (!deadline || start_deadline_ < *deadline)) deadline = start_deadline_;
+  if (!phases_.running() && (!deadline || start_deadline_ < *deadline)) deadline = start_deadline_;
   return deadline ? milliseconds_until(*deadline) : -1;
 }
 
@@ -565,7 +568,7 @@ void GuestSession::kill_guest() const {
 void GuestSession::on_deadline() {
   if (stop_requested_) {
     kill_guest();  // the grace period is over
-  } else if (!running_since_) {
+  } else if (!phases_.running()) {
     // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
     // The deadline that came is the nearer one (poll_timeout_ms): asking the clock whether
     // --timeout's has passed said "after 300 s" 10 s into a run with --timeout 10, once, when
@@ -592,7 +595,7 @@ void GuestSession::on_stop_signal() {
   if (stop_requested_) {
     events_.status("killing the guest");
     kill_guest();
-  } else if (running_since_) {
+  } else if (phases_.running()) {
     interrupted_ = true;
     events_.status("stopping: the script's end probes run now (Ctrl-C again kills the guest)");
     request_stop();
@@ -640,12 +643,8 @@ void GuestSession::on_control_line(std::string_view text) {
   // A shared guest's own phrase between runs, not this run's.
   if (line.text == "waiting for a run") return;
   // Not a phase to show: the traced run's end (VmResult::traced_seconds).
-  if (line.text == "ran") {
-    ran_at_ = Clock::now();
-    return;
-  }
+  if (!phases_.note(line.text)) return;
   if (line.text == "running") {
-    running_since_ = Clock::now();
     for (const auto& device : report_.devices()) events_.device(device);
   }
   events_.status(line.text);
@@ -654,7 +653,7 @@ void GuestSession::on_control_line(std::string_view text) {
 void GuestSession::request_stop() {
   if (stop_requested_) return;
   stop_requested_ = Clock::now();
-  if (!running_since_) {
+  if (!phases_.running()) {
     // Nothing runs yet, so there is no end probe to wait for.
     kill_guest();
   } else if (link_.ctl.connection_fd() >= 0) {
@@ -690,8 +689,7 @@ VmResult GuestSession::finish() {
   result.timed_out = timed_out_;
   result.devices = report_.devices();
   result.kernel_stats = report_.kernel_stats();
-  if (running_since_ && ran_at_)
-    result.traced_seconds = std::chrono::duration<double>(*ran_at_ - *running_since_).count();
+  result.traced_seconds = phases_.traced_seconds();
   if (exit_status) {
     result.exit_status = *exit_status;
   } else if (interrupted_) {
@@ -733,6 +731,7 @@ VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
     guest.cpus = run.cpus;
     if (run.stack) guest.virtio_disks = run.stack->virtio_disks;
     guest.tools_image = run.tools_image;
+    guest.ssh_port = run.ssh_port;
     session.start(qemu_command(guest));
   }
   // From here a failure (a compile error, a stop signal) takes the booting guest with it.

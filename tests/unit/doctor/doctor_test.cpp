@@ -208,5 +208,56 @@ TEST(DoctorOnThisMachine, AgreesWithWhatTheMachineSaysOfItself) {
             std::filesystem::exists("/dev/kvm") && facts.kvm ? Status::kOk : Status::kNote);
 }
 
+// An ssh host that can trace, then one thing taken away at a time.
+SshHostFacts able_host() {
+  SshHostFacts facts;
+  facts.target = "ssh://root@db7";
+  facts.name = "root@db7";
+  facts.login_hint = "ssh-copy-id root@db7";
+  facts.host.release = "6.1.0-57-amd64";
+  facts.host.machine = "x86_64";
+  facts.host.staprun = "/usr/bin/staprun";
+  facts.host.privilege = "root";
+  facts.host.user = "root";
+  facts.this_machine = "x86_64";
+  facts.headers_here = true;
+  facts.debuginfo_here = "/usr/lib/debug/boot/vmlinux-6.1.0-57-amd64";
+  return facts;
+}
+
+TEST(Doctor, AnSshHostIsCheckedThereAndHere) {
+  const TargetReport able = ssh_report(able_machine(), able_host());
+  EXPECT_TRUE(able.ready());
+  EXPECT_EQ(able.target, "ssh://root@db7");
+  EXPECT_EQ(check(able, "ssh").found, "reached as root; kernel 6.1.0-57-amd64, x86_64");
+
+  SshHostFacts facts = able_host();
+  facts.unreachable = "root@db7: ssh could not run iotap's agent there (ssh: ...)";
+  const TargetReport unreachable = ssh_report(able_machine(), facts);
+  EXPECT_EQ(missing(unreachable), std::vector<std::string>{"ssh"});
+  EXPECT_NE(check(unreachable, "ssh").fix.find("ssh-copy-id root@db7"), std::string::npos);
+
+  facts = able_host();
+  facts.host.staprun.clear();
+  facts.headers_here = false;
+  facts.host.privilege = "none";
+  facts.host.busy = true;
+  facts.host.machine = "aarch64";
+  const TargetReport lacking = ssh_report(able_machine(), facts);
+  EXPECT_EQ(missing(lacking),
+            (std::vector<std::string>{"architecture", "kernel headers here", "staprun there",
+                                      "module loading there", "no other run there"}));
+  EXPECT_EQ(check(lacking, "kernel headers here").fix,
+            "apt-get install linux-headers-6.1.0-57-amd64");
+  EXPECT_EQ(check(lacking, "staprun there").fix, "apt-get install systemtap-runtime on root@db7");
+
+  facts = able_host();
+  facts.debuginfo_here.clear();
+  facts.debuginfo_hint = "apt-get install linux-image-6.1.0-57-amd64-dbg";
+  const TargetReport no_debuginfo = ssh_report(able_machine(), facts);
+  EXPECT_TRUE(no_debuginfo.ready()) << "debuginfo is a note: tracepoints and USDT need none";
+  EXPECT_EQ(check(no_debuginfo, "kernel debuginfo here").status, Status::kNote);
+}
+
 }  // namespace
 }  // namespace iotap::doctor

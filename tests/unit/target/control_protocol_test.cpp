@@ -222,5 +222,18 @@ TEST(DiskStats, ACounterThatWentBackCountsNothing) {
   EXPECT_EQ(d.in_flight, 2U) << "a level, not a count";
 }
 
+TEST(RunPhases, RunningToRanIsTheTracedRunAndRanIsNotShown) {
+  RunPhases phases;
+  EXPECT_TRUE(phases.note("building stack"));
+  EXPECT_FALSE(phases.running());
+  EXPECT_FALSE(phases.traced_seconds());
+  EXPECT_TRUE(phases.note("running"));
+  EXPECT_TRUE(phases.running());
+  EXPECT_FALSE(phases.traced_seconds()) << "not over yet";
+  EXPECT_FALSE(phases.note("ran"));
+  ASSERT_TRUE(phases.traced_seconds());
+  EXPECT_GE(*phases.traced_seconds(), 0.0);
+}
+
 }  // namespace
 }  // namespace iotap::vm

@@ -52,31 +52,18 @@ iotap_kname() {
   basename "$(readlink "/sys/dev/block/$((0x${majmin%:*})):$((0x${majmin#*:}))")"
 }
 
+# iotap_device_lines NAME: the md and dm lines of a device (device_lines.sh, shared with the ssh
+# agent).
+. /lib/iotap/device_lines.sh
+
 # iotap_node ID PARENT SPEC PATH: reports a device the stack now has, as sysfs sees it:
 #   node ID PARENT NAME MAJ:MIN SPEC
-#   md NAME LEVEL CHUNK_BYTES LAYOUT MEMBER:DATA_OFFSET_SECTORS...   (members in slot order;
-#                                                            an absent slot is left out)
-#   dm NAME START LENGTH TARGET ARGS...                         (one per table line)
+# then its md or dm lines (iotap_device_lines).
 iotap_node() {
-  local name sys
+  local name
   name=$(iotap_kname "$4") || iotap_fail "no kernel name for $4"
-  sys=/sys/block/$name
-  iotap_say "node $1 $2 $name $(cat "$sys/dev") $3"
-  if [ -d "$sys/md" ]; then
-    local members="" slot=0 slots link member
-    slots=$(cat "$sys/md/raid_disks")
-    while [ "$slot" -lt "$slots" ]; do
-      if link=$(readlink "$sys/md/rd$slot" 2>/dev/null); then
-        member=${link##*dev-}
-        members="$members $member:$(cat "$sys/md/dev-$member/offset")"
-      fi
-      slot=$((slot + 1))
-    done
-    iotap_say "md $name $(cat "$sys/md/level") $(cat "$sys/md/chunk_size") $(cat "$sys/md/layout")$members"
-  fi
-  if [ -d "$sys/dm" ]; then
-    dmsetup table "$(cat "$sys/dm/name")" | while read -r line; do iotap_say "dm $name $line"; done
-  fi
+  iotap_say "node $1 $2 $name $(cat "/sys/block/$name/dev") $3"
+  iotap_device_lines "$name"
 }
 
 # iotap_disk ID PARENT SPEC PATH
@@ -276,6 +263,14 @@ iotap_run() {
     mkdir -p /tools
     mount -t ext4 -o ro "$tools" /tools || iotap_fail "could not mount the tools image $tools"
     mount -t tracefs nodev /sys/kernel/tracing
+  fi
+
+  # The network (VmRun::ssh_port): qemu's user network, whose fixed addresses are the guest's
+  # 10.0.2.15 and its gateway 10.0.2.2; the host forwards its port to this guest's port 22.
+  if [ "$IOTAP_NET" = 1 ]; then
+    iotap_say "status starting the network"
+    { ip link set lo up && ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
+      ip route add default via 10.0.2.2; } || iotap_fail "could not bring the network up"
   fi
 
   # Kernel addresses are named on the host from this boot's own symbol table (KASLR moved it;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iotap/target/guest_requirements.h"
+#include "iotap/target/ssh_target.h"
 #include "iotap/util/json_text.h"
 
 namespace iotap::doctor {
@@ -63,6 +64,27 @@ struct MachineFacts {
   std::optional<bool> uprobes;
   std::optional<bool> tracepoints;
 };
+
+// --target ssh://HOST: what the host said of itself, or why it could not be asked, and what this
+// machine has for its kernel.
+struct SshHostFacts {
+  std::string target;       // ssh://root@db7
+  std::string name;         // root@db7
+  std::string login_hint;   // "ssh-copy-id -p 2222 root@db7"
+  std::string unreachable;  // why ssh could not ask it; empty when it answered
+  ssh::HostFacts host;
+  std::string this_machine;    // uname -m here
+  bool headers_here = false;   // /lib/modules/RELEASE/build here
+  std::string debuginfo_here;  // the release's vmlinux with DWARF here; empty: none
+  std::string debuginfo_hint;  // how to install it
+};
+
+// Asks the host over ssh (one connection) and looks here for its kernel's files.
+SshHostFacts gather_ssh_facts(const ssh::SshHost& host);
+
+// The checks of an ssh host: stap here, the host reached, its architecture, its kernel's headers
+// (and debuginfo) here, staprun and the privilege to load modules there, no iotap run on it now.
+TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts);
 
 // This machine's facts. Runs `stap -V` and `qemu-system-x86_64 --version`, reads /proc and
 // /sys; boots and loads nothing.

@@ -5,17 +5,20 @@
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iotap/session/number_option.h"
+#include "iotap/target/ssh_target.h"
 #include "iotap/target/stack_plan.h"
 
 namespace iotap::verbs {
 
-enum class Target { kLocal, kVm };
+enum class Target { kLocal, kVm, kSsh };
 
 struct TargetOptions {
   std::string command_line;  // -c, as typed
@@ -23,6 +26,10 @@ struct TargetOptions {
   std::string output_path;   // -o
   bool json = false;
   Target target = Target::kLocal;
+  std::optional<ssh::SshHost> ssh_host;  // --target ssh://...
+  // What the host said of itself, asked once (host_facts()), shared by the options' copies.
+  std::shared_ptr<std::optional<ssh::HostFacts>> ssh_facts =
+      std::make_shared<std::optional<ssh::HostFacts>>();
   std::string stack_text;  // --stack, as typed
   unsigned timeout_seconds = 0;
   unsigned memory_mib = 1024;
@@ -42,8 +49,21 @@ void add_target_options(boost::program_options::options_description& description
 // Checks combinations the parser cannot: --stack only with --target vm, -x not with vm, ...
 void check_target_options(const TargetOptions& options);
 
-// The release of the kernel the run traces: the guest's with --target vm, else this machine's.
+// The release of the kernel the run traces: the guest's with --target vm, the host's with
+// --target ssh://, else this machine's.
 std::string target_kernel_release(const TargetOptions& options);
+
+// --target as it was given: "local", "vm" or "ssh://...".
+std::string target_text(const TargetOptions& options);
+
+// With --target ssh://: what the host says of itself (kernel, staprun, privilege; the -x
+// process's executable and the -c program's digest), asked over ssh the first time and kept.
+// Throws UserError when the host cannot be reached or cannot trace.
+const ssh::HostFacts& host_facts(const TargetOptions& options);
+
+// --target values naming ssh:// hosts, in order, from a verb's raw arguments (--target X and
+// --target=X): more than one makes the run a fleet's (session/fleet_run.h).
+std::vector<std::string> ssh_targets_in(std::span<const std::string> args);
 
 // For verbs that follow one program: exactly one of -c and -x, or a UserError that says
 // "give the program <purpose>: -c '...' or -x PID<hint>" (none) or that they exclude each other.

@@ -17,4 +17,8 @@ std::string traced_program(const TargetOptions& options);
 // ours to trace.
 std::string pid_executable(pid_t pid);
 
+// -x's program where the run happens: pid_executable() here, or on a --target ssh:// host the
+// executable the host names (its path there, which is the path its probes need).
+std::string target_pid_executable(const TargetOptions& options);
+
 }  // namespace iotap::verbs

@@ -4,6 +4,7 @@
 // back and powers the guest off. Nothing is left behind: the guest, its sockets and its
 // images live in a private temp directory that goes with the run.
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -50,6 +51,10 @@ struct VmRun {
   // A read-only ext4 image (vm/tools_image.h) attached as a virtio disk and mounted at /tools
   // before the command runs, tracefs mounted too: programs too big for the initramfs.
   std::string tools_image;
+  // Non-zero: the guest gets a network (qemu's user networking, no other way in or out) whose
+  // TCP port 22 is forwarded from 127.0.0.1:ssh_port on this host, lo and eth0 up before the
+  // command runs. The ssh tests' hosts (tests/vm/ssh_test_host.cpp) run an ssh server on it.
+  uint16_t ssh_port = 0;
 };
 
 struct VmEvents {

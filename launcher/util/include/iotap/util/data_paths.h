@@ -12,6 +12,7 @@ struct DataPaths {
   std::string tapsets;       // iotap's tapsets (stap -I)
   std::string examples;      // the scripts the verbs run
   std::string guest_init;    // the guest's /init
+  std::string ssh_agent;     // the shell text run on a --target ssh:// host
   std::string stap_runtime;  // SystemTap's runtime adapted to the guest kernel (stap -R)
   std::string workloads;     // WORKLOADS/block_hasher: the workloads' binaries
   std::string stapio_drain;  // preloaded into stapio: reads its relay files to the end

@@ -11,6 +11,13 @@ class UserError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A machine iotap was tracing went away mid-run (--target ssh://: the connection dropped, the
+// host rebooted): not the user's input, so main() exits with exit_status::kTargetLost.
+class TargetLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Ends a message about something this machine lacks (a package, a kernel feature): the doctor
 // checks all of them at once, so the user fixes them in one go rather than one per run.
 inline constexpr const char* kDoctorHint = "'iotap doctor' checks the rest";

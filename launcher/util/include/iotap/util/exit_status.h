@@ -11,6 +11,9 @@ inline constexpr int kUsage = 2;  // bad input: a one-line "iotap: ..." says wha
 // attribute/diagnose: the run ended but gave nothing to answer from (no I/O seen, or not the
 // kind the verb needs: engine::VerdictStatus); the report says what was missing and why.
 inline constexpr int kNothingAttributed = 3;
+// --target ssh://: the host went away mid-run; with many hosts, at least one host's run did not
+// finish (the fleet summary names each and why).
+inline constexpr int kTargetLost = 4;
 inline constexpr int kInternal = 70;      // a bug in iotap (EX_SOFTWARE)
 inline constexpr int kInterrupted = 130;  // SIGINT (Ctrl-C)
 inline constexpr int kTerminated = 143;   // SIGTERM
@@ -38,6 +41,11 @@ inline std::string help_text(Verb verb) {
         "  3    attribute, diagnose: nothing to attribute: no I/O seen, or not the kind the verb\n"
         "       needs; the verdict says what was missing, with the program's exit status and its\n"
         "       last line on stderr (JSON: verdict.status, verdict.reason, program)\n";
+  if (tracing)
+    text +=
+        "  4    --target ssh://: the connection to the host was lost mid-run; with several\n"
+        "       --target ssh:// hosts, at least one host's run failed (the fleet summary says "
+        "why)\n";
   text += "  70   internal error in iotap\n";
   if (tracing) text += "  130  interrupted (SIGINT, Ctrl-C)\n  143  terminated (SIGTERM)\n";
   return text;

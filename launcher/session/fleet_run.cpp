@@ -1,0 +1,197 @@
+#include "iotap/session/fleet_run.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "iotap/session/output_file.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/lines.h"
+#include "iotap/util/process.h"
+#include "iotap/util/stop_signal.h"
+#include "iotap/util/temp_dir.h"
+
+namespace iotap::verbs {
+
+namespace {
+
+// The verbs that trace a program on a target.
+bool traces(std::string_view verb) {
+  constexpr std::array<std::string_view, 9> kTracing{
+      "diagnose", "attribute", "iotime", "latency", "callgraph", "top", "record", "replay", "run"};
+  return std::ranges::find(kTracing, verb) != kTracing.end();
+}
+
+// The arguments each host's run gets: the verb's own, less every --target and -o (the fleet
+// writes the report). Sets `output` to -o's file and `json` when --json is there.
+std::vector<std::string> per_host_arguments(std::span<const std::string> args, std::string& output,
+                                            bool& json) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool last = i + 1 == args.size();
+    if (arg == "--") {
+      kept.insert(kept.end(), args.begin() + static_cast<ptrdiff_t>(i), args.end());
+      break;
+    }
+    if ((arg == "--target" || arg == "-o" || arg == "--output") && !last) {
+      if (arg != "--target") output = args[i + 1];
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("--target=")) continue;
+    if (arg.starts_with("--output=")) {
+      output = arg.substr(9);
+      continue;
+    }
+    if (arg.starts_with("-o") && arg.size() > 2 && !arg.starts_with("--")) {
+      output = arg.substr(2);
+      continue;
+    }
+    if (arg == "-x" || arg.starts_with("--pid") || arg == "--html" || arg == "--perfetto" ||
+        arg.starts_with("--html=") || arg.starts_with("--perfetto=")) {
+      throw UserError(arg.starts_with("-x") || arg.starts_with("--pid")
+                          ? "-x names one process on one host: give one --target ssh:// with it"
+                          : arg.substr(0, arg.find('=')) +
+                                " writes one file: with several --target ssh:// hosts, use --json "
+                                "(each host's result is in it) or run per host");
+    }
+    if (arg == "--json") json = true;
+    kept.push_back(arg);
+  }
+  return kept;
+}
+
+struct HostRun {
+  std::string target;
+  std::string name;  // for the prefix: the target without ssh://
+  pid_t pid = -1;
+  int stderr_fd = -1;
+  LineSplitter lines;
+  std::string last_error;
+  std::string output_path;
+  std::string result_path;
+};
+
+void forward_line(HostRun& host, std::string_view line) {
+  if (line.starts_with("iotap: ")) host.last_error = line.substr(7);
+  std::fprintf(stderr, "[%s] %.*s\n", host.name.c_str(), static_cast<int>(line.size()),
+               line.data());
+}
+
+std::string self_executable() {
+  std::error_code error;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw std::system_error(error, "/proc/self/exe");
+  return path.string();
+}
+
+}  // namespace
+
+int run_fleet(std::string_view verb, std::span<const std::string> args,
+              const std::vector<std::string>& targets) {
+  if (!traces(verb))
+    throw UserError("iotap " + std::string(verb) +
+                    " traces nothing: several --target ssh:// hosts are for the tracing verbs");
+  std::string output_path;
+  bool json = false;
+  const std::vector<std::string> common = per_host_arguments(args, output_path, json);
+  OutputFile out(output_path);  // a bad -o is said before any host is asked anything
+  const TempDir work("iotap-fleet");
+  const std::string self = self_executable();
+
+  std::vector<HostRun> runs(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    HostRun& run = runs[i];
+    run.target = targets[i];
+    run.name = run.target.substr(6);  // "ssh://"
+    run.output_path = work / ("host" + std::to_string(i) + ".out");
+    run.result_path = work / ("host" + std::to_string(i) + ".result.json");
+    std::vector<std::string> argv{self, std::string(verb)};
+    argv.insert(argv.end(), common.begin(), common.end());
+    argv.insert(argv.end(), {"--target", run.target, "-o", run.output_path});
+    std::array<int, 2> err{};
+    if (::pipe2(err.data(), O_CLOEXEC) != 0)
+      throw std::system_error(errno, std::generic_category(), "pipe2");
+    SpawnOptions options;
+    options.stderr_fd = err[1];
+    options.extra_env.push_back("IOTAP_FLEET_RESULT=" + run.result_path);
+    // Each run stops on its own terms: the fleet passes a stop signal on to all of them.
+    options.new_process_group = true;
+    options.die_with_parent = true;
+    options.activity = "while starting the run on " + run.name;
+    run.pid = spawn(argv, options);
+    ::close(err[1]);
+    run.stderr_fd = err[0];
+  }
+
+  std::vector<pollfd> fds;
+  fds.reserve(runs.size() + 1);
+  for (const auto& run : runs) fds.push_back({run.stderr_fd, POLLIN, 0});
+  fds.push_back({stop_fd(), POLLIN, 0});
+  size_t open_fds = runs.size();
+  while (open_fds > 0) {
+    if (::poll(fds.data(), fds.size(), -1) < 0) continue;  // EINTR: seen on stop_fd next
+    if (fds.back().revents != 0) {
+      if (const int sig = take_stop(); sig != 0) {
+        for (const auto& run : runs) ::kill(run.pid, sig);
+      }
+    }
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      std::array<char, 16384> buffer{};
+      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
+      if (n > 0) {
+        runs[i].lines.feed(std::string_view(buffer.data(), static_cast<size_t>(n)),
+                           [&run = runs[i]](std::string_view line) { forward_line(run, line); });
+      } else if (n == 0 || errno != EINTR) {
+        runs[i].lines.finish([&run = runs[i]](std::string_view line) { forward_line(run, line); });
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+
+  std::vector<HostOutcome> outcomes;
+  for (auto& run : runs) {
+    HostOutcome outcome;
+    outcome.target = run.target;
+    outcome.exit_status = wait_for(run.pid).code;
+    outcome.last_error = run.last_error;
+    std::error_code error;
+    if (std::filesystem::exists(run.output_path, error))
+      outcome.output = read_file(run.output_path);
+    if (std::filesystem::exists(run.result_path, error))
+      outcome.result_json = read_file(run.result_path);
+    outcomes.push_back(std::move(outcome));
+  }
+  if (json) {
+    out.write(fleet_json(verb, outcomes).dump(2) + "\n");
+  } else {
+    std::string text;
+    for (const auto& outcome : outcomes) {
+      text += "== " + outcome.target.substr(6) + " (exit status " +
+              std::to_string(outcome.exit_status) + ") ==\n";
+      text += outcome.output.empty() ? "(no report)\n" : outcome.output;
+      if (!text.ends_with('\n')) text += '\n';
+      text += '\n';
+    }
+    for (const auto& line : fleet_summary_lines(outcomes)) text += line + "\n";
+    out.write(text);
+  }
+  // Stopped: each host's run reported what it had; the fleet's status says it was stopped.
+  if (stop_signal() != 0) return 128 + stop_signal();
+  return fleet_exit_status(outcomes);
+}
+
+}  // namespace iotap::verbs

@@ -1,0 +1,165 @@
+// A machine for the --target ssh:// tests, on this one: a qemu guest with its own md/dm stack
+// (built from --stack by the guest's init, as for --target vm), user networking with its port
+// 22 forwarded from 127.0.0.1 only, and Debian's dropbear as its ssh server, taking the one key
+// the test made. iotap reaches it only through ssh, as it would a server.
+//
+//   ssh_test_host --stack SPEC --key KEY.pub [--without-staprun] [--cpus N]
+//
+// Prints "ready PORT" on stdout once the ssh server answers on 127.0.0.1:PORT, then runs until
+// SIGTERM or SIGINT (the guest powers off: nothing is left) or until the guest ends. The
+// guest's console and the server's messages go to stderr.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "iotap/target/stack_plan.h"
+#include "iotap/target/stack_spec.h"
+#include "iotap/target/vm_runner.h"
+#include "iotap/util/error.h"
+#include "iotap/util/process.h"
+#include "iotap/util/stop_signal.h"
+
+namespace {
+
+using namespace iotap;
+
+// A port nothing listens on now; qemu takes it a moment later (a race another program on this
+// machine could win: qemu then fails to start, and says so).
+uint16_t free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    throw std::runtime_error("no free port on 127.0.0.1");
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Whether an ssh server answers on the port: qemu accepts a connection on a forwarded port
+// whether or not the guest listens, so only the server's "SSH-" banner says it is up.
+bool ssh_banner_on(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  timeval wait{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  std::array<char, 4> banner{};
+  const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  ::recv(fd, banner.data(), banner.size(), MSG_WAITALL) == 4 &&
+                  std::string(banner.data(), banner.size()) == "SSH-";
+  ::close(fd);
+  return up;
+}
+
+std::string host_script(const std::string& key, bool without_staprun) {
+  std::string script =
+      "set -e\n"
+      "mkdir -p /etc /root\n"
+      "echo 'root:x:0:0:root:/root:/bin/sh' >/etc/passwd\n"
+      "echo 'root:x:0:' >/etc/group\n"
+      "mkdir -p /root/.ssh /etc/dropbear\n"
+      "chmod 700 /root /root/.ssh\n"
+      "cp '" +
+      key +
+      "' /root/.ssh/authorized_keys\n"
+      "chmod 600 /root/.ssh/authorized_keys\n";
+  if (without_staprun) script += "rm -f \"$(command -v staprun)\"\n";
+  // -F foreground, -E messages on stderr, -R host keys made now, -s keys only.
+  script += "exec " + find_in_path("dropbear") + " -F -E -R -s -p 22\n";
+  return script;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_stop_handlers();
+  std::string spec;
+  std::string key;
+  bool without_staprun = false;
+  unsigned cpus = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--stack" && i + 1 < argc) {
+      spec = argv[++i];
+    } else if (arg == "--key" && i + 1 < argc) {
+      key = argv[++i];
+    } else if (arg == "--cpus" && i + 1 < argc) {
+      cpus = static_cast<unsigned>(std::stoul(argv[++i]));
+    } else if (arg == "--without-staprun") {
+      without_staprun = true;
+    } else {
+      std::fprintf(stderr, "ssh_test_host: unknown argument '%s'\n", arg.c_str());
+      return 2;
+    }
+  }
+  if (spec.empty() || key.empty()) {
+    std::fprintf(stderr, "usage: ssh_test_host --stack SPEC --key KEY.pub [--without-staprun]\n");
+    return 2;
+  }
+  try {
+    const std::string dropbear = find_in_path("dropbear");
+    if (dropbear.empty())
+      throw UserError("no dropbear: apt-get install dropbear-bin (./setup.sh does)");
+    vm::VmRun run;
+    run.stack = vm::plan_stack(vm::parse_stack_spec(spec));
+    run.command = {"sh", "-c", host_script(key, without_staprun)};
+    run.plain_command = true;
+    run.programs = {dropbear, IOTAP_BLOCK_HASHER};
+    run.files = {key};
+    run.cpus = cpus;
+    run.ssh_port = free_loopback_port();
+    std::atomic<bool> running = false;
+    std::atomic<bool> done = false;
+    std::thread announce([&] {
+      while (!done) {
+        if (running && ssh_banner_on(run.ssh_port)) {
+          std::printf("ready %u\n", run.ssh_port);
+          std::fflush(stdout);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    });
+    vm::VmEvents events;
+    events.stdout_data = [](std::string_view bytes) {
+      std::fwrite(bytes.data(), 1, bytes.size(), stderr);
+    };
+    events.stderr_data = events.stdout_data;
+    events.status = [&](std::string_view phrase) {
+      std::fprintf(stderr, "ssh_test_host: %.*s\n", static_cast<int>(phrase.size()), phrase.data());
+      if (phrase == "running") running = true;
+    };
+    events.device = [](const StackDevice&) {};
+    int status = 0;
+    try {
+      status = vm::run_in_vm(run, events).exit_status;
+    } catch (...) {
+      done = true;
+      announce.join();
+      throw;
+    }
+    done = true;
+    announce.join();
+    return status;
+  } catch (const Stopped& e) {
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ssh_test_host: %s\n", e.what());
+    return 1;
+  }
+}
