@@ -201,6 +201,12 @@ TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts) 
     return report;
   }
   const ssh::HostFacts& host = facts.host;
+  if (host.release.empty()) {
+    checks.push_back(missing("ssh", "reached, but iotap's agent said nothing there",
+                             "iotap's agent needs a POSIX login shell there (sh, bash, dash, "
+                             "zsh), with uname and coreutils or busybox"));
+    return report;
+  }
   checks.push_back(
       ok("ssh", "reached as " + host.user + "; kernel " + host.release + ", " + host.machine));
   if (host.machine != facts.this_machine)

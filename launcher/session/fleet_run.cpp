@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "iotap/session/output_file.h"
+#include "iotap/target/ssh_target.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/lines.h"
@@ -31,44 +32,79 @@ bool traces(std::string_view verb) {
   return std::ranges::find(kTracing, verb) != kTracing.end();
 }
 
+// Whether `arg` is the long option `name` ("--target"), whole or as boost abbreviates it (at
+// least `shortest` characters: "--targ"), with or without "=VALUE".
+bool is_long_option(std::string_view arg, std::string_view name, size_t shortest) {
+  const std::string_view word = arg.substr(0, arg.find('='));
+  return word.size() >= shortest && name.starts_with(word);
+}
+
+// What the fleet cannot pass on to each host, and why.
+void refuse_per_host(std::string_view verb, std::string_view arg) {
+  const std::string_view word = arg.substr(0, arg.find('='));
+  if (word.starts_with("-x") || is_long_option(arg, "--pid", 4))
+    throw UserError("-x names one process on one host: give one --target ssh:// with it");
+  if (is_long_option(arg, "--html", 4) || is_long_option(arg, "--perfetto", 4) ||
+      (verb == "callgraph" && is_long_option(arg, "--format", 4)))
+    throw UserError(std::string(word) +
+                    " writes one file: with several --target ssh:// hosts, use --json (each "
+                    "host's result is in it) or run per host");
+}
+
 // The arguments each host's run gets: the verb's own, less every --target and -o (the fleet
-// writes the report). Sets `output` to -o's file and `json` when --json is there.
-std::vector<std::string> per_host_arguments(std::span<const std::string> args, std::string& output,
+// writes the report), with `host_words` (its --target and -o) ahead of any `--` (what follows
+// that is the script's). Sets `output` to -o's file and `json` when --json is there.
+std::vector<std::string> per_host_arguments(std::string_view verb,
+                                            std::span<const std::string> args, std::string& output,
                                             bool& json) {
   std::vector<std::string> kept;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const bool last = i + 1 == args.size();
+    const bool has_value = arg.find('=') != std::string::npos;
     if (arg == "--") {
       kept.insert(kept.end(), args.begin() + static_cast<ptrdiff_t>(i), args.end());
       break;
     }
-    if ((arg == "--target" || arg == "-o" || arg == "--output") && !last) {
-      if (arg != "--target") output = args[i + 1];
-      ++i;
+    if (is_long_option(arg, "--target", 6)) {
+      const std::string value =
+          has_value ? arg.substr(arg.find('=') + 1) : (i + 1 < args.size() ? args[++i] : "");
+      if (!value.starts_with("ssh://"))
+        throw UserError("--target " + value +
+                        " among several --target ssh:// hosts: a fleet is ssh:// hosts only");
       continue;
     }
-    if (arg.starts_with("--target=")) continue;
-    if (arg.starts_with("--output=")) {
-      output = arg.substr(9);
+    if (arg == "-o" || is_long_option(arg, "--output", 5)) {
+      if (has_value) {
+        output = arg.substr(arg.find('=') + 1);
+      } else if (i + 1 < args.size()) {
+        output = args[++i];
+      }
       continue;
     }
-    if (arg.starts_with("-o") && arg.size() > 2 && !arg.starts_with("--")) {
+    if (arg.starts_with("-o") && !arg.starts_with("--")) {
       output = arg.substr(2);
       continue;
     }
-    if (arg == "-x" || arg.starts_with("--pid") || arg == "--html" || arg == "--perfetto" ||
-        arg.starts_with("--html=") || arg.starts_with("--perfetto=")) {
-      throw UserError(arg.starts_with("-x") || arg.starts_with("--pid")
-                          ? "-x names one process on one host: give one --target ssh:// with it"
-                          : arg.substr(0, arg.find('=')) +
-                                " writes one file: with several --target ssh:// hosts, use --json "
-                                "(each host's result is in it) or run per host");
-    }
+    refuse_per_host(verb, arg);
     if (arg == "--json") json = true;
     kept.push_back(arg);
   }
   return kept;
+}
+
+// The hosts, each once: ssh://db7 and ssh://root@db7:22 are one machine, and two runs there at
+// once would share one module name.
+void check_distinct(const std::vector<std::string>& targets) {
+  std::vector<std::pair<std::string, uint16_t>> seen;
+  for (const auto& target : targets) {
+    const ssh::SshHost host = ssh::parse_ssh_target(target);
+    const std::pair<std::string, uint16_t> machine{host.host, host.port == 0 ? 22 : host.port};
+    if (std::ranges::find(seen, machine) != seen.end())
+      throw UserError(target +
+                      " names a host given before: each host once (iotap runs one "
+                      "module per host at a time)");
+    seen.push_back(machine);
+  }
 }
 
 struct HostRun {
@@ -102,9 +138,14 @@ int run_fleet(std::string_view verb, std::span<const std::string> args,
   if (!traces(verb))
     throw UserError("iotap " + std::string(verb) +
                     " traces nothing: several --target ssh:// hosts are for the tracing verbs");
+  if (verb == "record")
+    throw UserError(
+        "iotap record writes one recording: with several --target ssh:// hosts, record per host "
+        "(-o FILE each)");
+  check_distinct(targets);
   std::string output_path;
   bool json = false;
-  const std::vector<std::string> common = per_host_arguments(args, output_path, json);
+  const std::vector<std::string> common = per_host_arguments(verb, args, output_path, json);
   OutputFile out(output_path);  // a bad -o is said before any host is asked anything
   const TempDir work("iotap-fleet");
   const std::string self = self_executable();
@@ -117,8 +158,11 @@ int run_fleet(std::string_view verb, std::span<const std::string> args,
     run.output_path = work / ("host" + std::to_string(i) + ".out");
     run.result_path = work / ("host" + std::to_string(i) + ".result.json");
     std::vector<std::string> argv{self, std::string(verb)};
-    argv.insert(argv.end(), common.begin(), common.end());
+    // Its own --target and -o, ahead of a "--" (the words after it are the script's).
+    const auto tail = std::ranges::find(common, "--");
+    argv.insert(argv.end(), common.begin(), tail);
     argv.insert(argv.end(), {"--target", run.target, "-o", run.output_path});
+    argv.insert(argv.end(), tail, common.end());
     std::array<int, 2> err{};
     if (::pipe2(err.data(), O_CLOEXEC) != 0)
       throw std::system_error(errno, std::generic_category(), "pipe2");

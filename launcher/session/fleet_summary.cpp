@@ -45,8 +45,10 @@ Json result_of(const HostOutcome& host) {
   return result.is_discarded() ? Json(nullptr) : result;
 }
 
+// A run that reported counts as run, whatever its status: a traced program's own failure is
+// passed on as the status, and its report is still whole. A run that failed has no report.
 bool ran(const HostOutcome& host) {
-  return host.exit_status == 0 || !result_of(host).is_null();
+  return host.exit_status == 0 || !result_of(host).is_null() || !host.output.empty();
 }
 
 // The verdict's slow members; an empty array when there are none (or no verdict).

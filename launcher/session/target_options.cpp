@@ -127,13 +127,18 @@ const ssh::HostFacts& host_facts(const TargetOptions& options) {
 std::vector<std::string> ssh_targets_in(std::span<const std::string> args) {
   std::vector<std::string> hosts;
   for (size_t i = 0; i < args.size(); ++i) {
+    // --target as boost takes it: whole or abbreviated to at least --targ, "=VALUE" or not.
+    const std::string& arg = args[i];
+    const size_t equals = arg.find('=');
+    const std::string_view word = std::string_view(arg).substr(0, equals);
     std::string value;
-    if (args[i] == "--target" && i + 1 < args.size()) {
-      value = args[++i];
-    } else if (args[i].starts_with("--target=")) {
-      value = args[i].substr(9);
-    } else if (args[i] == "--") {
-      break;
+    if (arg == "--") break;
+    if (word.size() >= 6 && std::string_view("--target").starts_with(word)) {
+      if (equals != std::string::npos) {
+        value = arg.substr(equals + 1);
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      }
     }
     if (value.starts_with("ssh://")) hosts.push_back(value);
   }

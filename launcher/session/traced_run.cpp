@@ -116,6 +116,21 @@ void check_program_on_host(const TargetOptions& options, const std::string& prog
                  options.ssh_host->name().c_str(), program.c_str());
 }
 
+// -x on a host: the probes on its program are placed from this machine's copy at the same path.
+void check_pid_program_here(const TargetOptions& options, const std::string& program) {
+  const std::string host = options.ssh_host->name();
+  if (!is_executable_file(program))
+    throw UserError("-x " + std::to_string(*options.pid) + " runs " + program + " on " + host +
+                    ", which this machine lacks: iotap places the probes from a copy at the same "
+                    "path here (copy it here)");
+  const std::string& there = host_facts(options).pid_exe_sha256;
+  if (!there.empty() && there != Sha256().update_file(program).hex())
+    std::fprintf(stderr,
+                 "iotap: warning: the program of -x %d on %s differs from this machine's %s: "
+                 "probes in it (USDT) are placed from this copy and may miss or misfire there\n",
+                 *options.pid, host.c_str(), program.c_str());
+}
+
 PreparedRun prepare_run(const std::string& script_path, const TargetOptions& options) {
   check_target_options(options);
   PreparedRun prepared;
@@ -146,6 +161,7 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   if (options.pid) {
     prepared.markers.pid = *options.pid;
     prepared.markers.exe = target_pid_executable(options);
+    if (prepared.ssh) check_pid_program_here(options, *prepared.markers.exe);
   }
   // A marker without a value (__PID__ without -x) is said before anything slow, too.
   prepared.script_text = stap::substitute_markers(script_text, prepared.markers, script_path);
@@ -178,6 +194,19 @@ std::string vm_compile_kernel(const TracedScript& script, const TracedRunSinks& 
       [&sinks] { return harvest_guest_kallsyms(sinks); }, vm::guest_kernel_trees_dir());
 }
 
+// The host's /proc/kallsyms, refused when it hides the addresses (a login that is not root:
+// kernel.kptr_restrict), which would make a System.map of zeros.
+std::string host_kallsyms(const TargetOptions& options) {
+  std::string text = ssh::read_host_kallsyms(*options.ssh_host, host_facts(options));
+  if (symbols::addresses_hidden(text))
+    throw UserError(options.ssh_host->name() + "'s /proc/kallsyms hides kernel addresses from " +
+                    host_facts(options).user +
+                    " (kernel.kptr_restrict): log in as root or with passwordless sudo, or "
+                    "install the kernel's debuginfo here (" +
+                    vm::debuginfo_install_hint(host_facts(options).release) + ")");
+  return text;
+}
+
 // The same for an ssh host: the tree for its release, its System.map (when the script needs
 // one and the -dbg package is not here) from the host's own /proc/kallsyms.
 std::string ssh_compile_kernel(const TracedScript& script, const TargetOptions& options,
@@ -188,7 +217,7 @@ std::string ssh_compile_kernel(const TracedScript& script, const TargetOptions& 
       [&] {
         sinks.status("reading " + options.ssh_host->name() +
                      "'s kernel symbol table for stap (once per kernel release)");
-        return ssh::read_host_kallsyms(*options.ssh_host, facts);
+        return host_kallsyms(options);
       },
       vm::guest_kernel_trees_dir());
 }
@@ -348,7 +377,7 @@ void run_on_ssh_host(const std::string& module, const TracedScript& script,
   const ssh::HostFacts& facts = host_facts(options);
   if (script.kernel_symbols) {
     result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
-        symbols::KernelSymbols::parse(ssh::read_host_kallsyms(host, facts)));
+        symbols::KernelSymbols::parse(host_kallsyms(options)));
     if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
   }
   ssh::SshRun run;

@@ -79,7 +79,9 @@ TEST_F(ProgramOutputTest, AHalfLineOnStdoutDoesNotSplitTheEventStream) {
   ASSERT_NO_THROW(result = nlohmann::json::parse(run.out)) << run.out;
   EXPECT_EQ(result["requests"]["count"], 16) << result["requests"].dump();
   for (const auto& [name, count] : result["loss"].items()) {
-    if (count.is_number()) {
+    // A split line would be malformed, or lose its event; a hit stap skipped (a vCPU
+    // descheduled mid-probe on a busy host: ci34 saw one) is not this test's concern.
+    if (count.is_number() && name != "skipped_probes") {
       EXPECT_EQ(count, 0) << name << ": " << result["loss"].dump();
     }
   }

@@ -292,7 +292,30 @@ TEST_F(SshTargetTest, OneHostItsOwnStackItsSlowMemberAndNothingLeftThere) {
   EXPECT_GT(stopped_result["requests"]["count"].get<int>(), 0);
   EXPECT_EQ(host.leftovers(), "");
   EXPECT_EQ(host.ssh("pidof block_hasher; true").out, "");
-  EXPECT_EQ(files_under(tmp_.path()), std::vector<std::string>{});
+
+  // iotap killed outright mid-run (its ssh dies with it): the agent sees the connection end and
+  // stops staprun and the program itself, unloads the module and removes its directory.
+  LiveIotap killed(
+      {"diagnose", "--target", host.target(), "-c",
+       "block_hasher -d /dev/md0 -b 65536 -t 1 --direct", "--json", "-o", report / "killed.json"},
+      {keys_.iotap_env(), "TMPDIR=" + tmp_.path()});
+  ASSERT_TRUE(killed.wait_for_line("iotap: ", "] running ")) << killed.err();
+  const long before_kill = reads_so_far();
+  const auto kill_deadline = Clock::now() + std::chrono::seconds(120);
+  while (reads_so_far() < before_kill + 20 && Clock::now() < kill_deadline) {
+  }
+  killed.signal(SIGKILL);
+  EXPECT_EQ(killed.finish(), 128 + SIGKILL);
+  std::string left = "(not looked at)";
+  const auto clean_deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < clean_deadline) {
+    left = host.leftovers() + host.ssh("pidof block_hasher staprun stapio; true").out;
+    if (left.empty()) break;
+  }
+  EXPECT_EQ(left, "") << "what the agent left after the connection ended";
+  // Here, only the run's own temp dir stays (a SIGKILL leaves it; the next iotap removes it).
+  for (const auto& file : files_under(tmp_.path()))
+    EXPECT_TRUE(file.starts_with("iotap-run.")) << file;
 }
 
 TEST_F(SshTargetTest, AFleetReportsEachHostTheSlowOneAndTheOneWithoutStaprun) {
@@ -316,9 +339,8 @@ TEST_F(SshTargetTest, AFleetReportsEachHostTheSlowOneAndTheOneWithoutStaprun) {
   ASSERT_EQ(checks["targets"].size(), 2U) << doctor.out;
   EXPECT_TRUE(checks["targets"][0]["ready"].get<bool>()) << checks["targets"][0].dump(2);
   EXPECT_FALSE(checks["targets"][1]["ready"].get<bool>());
-  EXPECT_NE(
-      checks["targets"][1].dump().find("apt-get install systemtap-runtime on " + bare.name()),
-      std::string::npos)
+  EXPECT_NE(checks["targets"][1].dump().find("apt-get install systemtap-runtime on " + bare.name()),
+            std::string::npos)
       << checks["targets"][1].dump(2);
 
   const Captured run =

@@ -10,8 +10,9 @@
 #                       executable, the -c program's digest). PID and PROGRAM are "-" when not
 #                       asked about.
 #   kallsyms            /proc/kallsyms (root only: kernel.kptr_restrict hides it from others)
-#   upload              a private directory /tmp/iotap-ssh.XXXXXX holding stdin as iotap.ko;
-#                       prints its path. Directories that earlier runs left are removed first.
+#   upload SIZE         a private directory /tmp/iotap-ssh.XXXXXX holding stdin (SIZE bytes) as
+#                       iotap.ko; prints its path. Directories that earlier runs left are
+#                       removed first.
 #   run DIR STDOUT MODE TARGET NSTAP STAPRUN_OPTIONS... MODULE_OPTIONS...
 #                       staprun DIR/iotap.ko, MODE "c" (TARGET is the command, one string quoted
 #                       for staprun's wordexp), "x" (TARGET is a pid) or "-"; STDOUT "stderr"
@@ -36,7 +37,8 @@ iotap_stack() {
   # depth first. Numbers are the order of discovery; 0 is the parent of a top.
   local count=0
   iotap_walk() {
-    local name=$1 parent=$2 sys=/sys/block/$1 id spec
+    # /sys/class/block has partitions too (md over sda1, LVM over sda3), /sys/block only disks.
+    local name="$1" parent="$2" sys="/sys/class/block/$1" id spec
     count=$((count + 1))
     id=$count
     spec=$name
@@ -51,9 +53,8 @@ iotap_stack() {
     local slave
     for slave in "$sys"/slaves/*; do
       [ -e "$slave" ] || continue
-      # A partition's slave link names the partition; its disk is where /sys/block has it.
       slave=${slave##*/}
-      [ -d "/sys/block/$slave" ] || continue
+      [ -e "/sys/class/block/$slave/dev" ] || continue
       iotap_walk "$slave" "$id"
     done
   }
@@ -65,10 +66,10 @@ iotap_stack() {
   done
 }
 
-# iotap_diskstats WHEN: every block device's /sys/block/NAME/stat, as the guest reports them.
+# iotap_diskstats WHEN: every block device's (and partition's) stat, as the guest reports them.
 iotap_diskstats() {
   local sys
-  for sys in /sys/block/*; do
+  for sys in /sys/class/block/*; do
     [ -r "$sys/stat" ] && iotap_say "diskstat ${sys##*/} $1 $(cat "$sys/stat")"
   done
 }
@@ -83,8 +84,9 @@ iotap_old_dirs() {
       pid=$(cat "$dir/agent.pid")
       kill -0 "$pid" 2>/dev/null && continue
     else
-      # An upload not yet run: left alone for an hour.
-      [ -n "$(find "$dir" -maxdepth 0 -mmin +60 2>/dev/null)" ] || continue
+      # An upload whose run has not started: a run starts within seconds of its upload, so
+      # after ten minutes it is one that never will (iotap stopped between the two).
+      [ -n "$(find "$dir" -maxdepth 0 -mmin +10 2>/dev/null)" ] || continue
     fi
     rm -rf "$dir"
   done
@@ -94,23 +96,31 @@ iotap_probe() {
   iotap_fact release "$(uname -r)"
   iotap_fact machine "$(uname -m)"
   iotap_fact staprun "$(command -v staprun || echo -)"
+  local privilege=none
   if [ "$(id -u)" = 0 ]; then
-    iotap_fact privilege root
+    privilege=root
   elif id -nG | tr ' ' '\n' | grep -qx stapdev; then
-    iotap_fact privilege stapdev
+    privilege=stapdev
   elif sudo -n true 2>/dev/null; then
-    iotap_fact privilege sudo
-  else
-    iotap_fact privilege none
+    privilege=sudo
   fi
+  iotap_fact privilege "$privilege"
   iotap_fact user "$(id -un)"
   if grep -q '^iotap ' /proc/modules 2>/dev/null; then iotap_fact busy yes; else iotap_fact busy no; fi
+  # The process and the program as the run will see them: with sudo when the run uses it.
+  local as=""
+  [ "$privilege" = sudo ] && as="sudo -n"
   if [ "$1" != - ]; then
-    iotap_fact pid_exe "$(readlink "/proc/$1/exe" 2>/dev/null || echo -)"
+    local exe
+    exe=$($as readlink "/proc/$1/exe" 2>/dev/null) || exe=-
+    iotap_fact pid_exe "$exe"
+    if [ "$exe" != - ]; then
+      iotap_fact pid_exe_sha256 "$($as sha256sum "/proc/$1/exe" 2>/dev/null | cut -d' ' -f1)"
+    fi
   fi
   if [ "$2" != - ]; then
-    if [ -f "$2" ] && [ -x "$2" ]; then
-      iotap_fact program_sha256 "$(sha256sum <"$2" | cut -d' ' -f1)"
+    if $as test -f "$2" && $as test -x "$2"; then
+      iotap_fact program_sha256 "$($as sha256sum "$2" | cut -d' ' -f1)"
     else
       iotap_fact program_sha256 -
     fi
@@ -122,12 +132,28 @@ iotap_upload() {
   umask 077
   local dir
   dir=$(mktemp -d /tmp/iotap-ssh.XXXXXX) || exit 1
-  cat >"$dir/iotap.ko" || { rm -rf "$dir"; exit 1; }
+  # All SIZE bytes, or nothing kept: an upload cut short (iotap stopped, the connection lost)
+  # leaves no directory behind.
+  cat >"$dir/iotap.ko" && [ "$(wc -c <"$dir/iotap.ko")" -eq "$1" ] || {
+    rm -rf "$dir"
+    echo "iotap: the module did not arrive whole" >&2
+    exit 1
+  }
   echo "$dir"
 }
 
+# iotap_interrupt: SIGINT to staprun and to its children (the -c program).
+iotap_interrupt() {
+  kill -INT "$staprun_pid" 2>/dev/null
+  local stat pid ppid
+  for stat in /proc/[0-9]*/stat; do
+    read -r pid _ _ ppid _ <"$stat" 2>/dev/null && [ "$ppid" = "$staprun_pid" ] &&
+      kill -INT "$pid" 2>/dev/null
+  done
+}
+
 iotap_run() {
-  local dir=$1 stdout=$2 mode=$3 target=$4 count=$5
+  local dir="$1" stdout="$2" mode="$3" target="$4" count="$5"
   shift 5
   case $dir in
     /tmp/iotap-ssh.*) [ -f "$dir/iotap.ko" ] || { echo "iotap: $dir/iotap.ko is missing" >&2; exit 125; } ;;
@@ -165,27 +191,41 @@ iotap_run() {
     *) staprun $options "$dir/iotap.ko" "$@" & ;;
   esac
   staprun_pid=$!
-  # "stop", or the end of stdin (iotap gone, the connection lost), stops staprun as Ctrl-C
-  # would; the -c program, stapio's child, gets the SIGINT too, as from a terminal.
+  # "stop" stops staprun as Ctrl-C would (its end probes report); the -c program, stapio's
+  # child, gets the SIGINT too, as from a terminal. The end of stdin (iotap gone, the
+  # connection lost) stops it the same way and, as nobody waits for its end probes any more,
+  # then harder: SIGTERM after 20 s, SIGKILL after 30 (the module is unloaded below). A SIGINT
+  # can come before staprun has set its handlers (a background job starts with SIGINT ignored),
+  # so it is sent again each second until staprun ends.
   (
+    stopped=""
     while read -r request <&5; do
-      [ "$request" = stop ] && break
+      if [ "$request" = stop ] && [ -z "$stopped" ]; then
+        stopped=yes
+        iotap_interrupt
+      fi
     done
-    kill -INT "$staprun_pid" 2>/dev/null
-    for stat in /proc/[0-9]*/stat; do
-      read -r pid _ _ ppid _ <"$stat" 2>/dev/null && [ "$ppid" = "$staprun_pid" ] &&
-        kill -INT "$pid" 2>/dev/null
+    waited=0
+    while kill -0 "$staprun_pid" 2>/dev/null; do
+      if [ "$waited" -ge 30 ]; then
+        kill -KILL "$staprun_pid" 2>/dev/null
+      elif [ "$waited" -ge 20 ]; then
+        kill -TERM "$staprun_pid" 2>/dev/null
+      else
+        iotap_interrupt
+      fi
+      sleep 1
+      waited=$((waited + 1))
     done
-  ) &
+  ) >/dev/null 2>&1 &
   listener_pid=$!
-  # -x: the run ends when the process does (staprun alone would wait for a stop).
-  watcher_pid=""
+  # -x: the run ends when the process does (staprun alone would wait for a stop). By /proc,
+  # not kill -0: a stapdev user may not signal the process it traces.
   if [ "$mode" = x ]; then
     (
-      while kill -0 "$target" 2>/dev/null && kill -0 "$staprun_pid" 2>/dev/null; do sleep 1; done
+      while [ -d "/proc/$target" ] && kill -0 "$staprun_pid" 2>/dev/null; do sleep 1; done
       kill -INT "$staprun_pid" 2>/dev/null
-    ) &
-    watcher_pid=$!
+    ) >/dev/null 2>&1 &
   fi
   # A hang-up (sshd closing the session) is a stop too; wait again for staprun after it.
   trap 'kill -INT "$staprun_pid" 2>/dev/null' HUP TERM INT
@@ -195,7 +235,10 @@ iotap_run() {
     status=$?
   done
   iotap_say "status ran"
-  kill "$listener_pid" $watcher_pid 2>/dev/null
+  # The listener is still reading (or still waiting for staprun, which is gone: it ends now by
+  # itself); the -x watcher ends by itself once staprun has. Neither holds the connection's
+  # stdout or stderr, so ssh need not wait for them.
+  kill "$listener_pid" 2>/dev/null
   # stapio unloads the module when it ends; one killed outright leaves it loaded.
   grep -q '^iotap ' /proc/modules && staprun -d iotap >/dev/null 2>&1
   iotap_diskstats after
@@ -205,7 +248,7 @@ iotap_run() {
 case $1 in
   probe) iotap_probe "$2" "$3" ;;
   kallsyms) cat /proc/kallsyms ;;
-  upload) iotap_upload ;;
+  upload) iotap_upload "$2" ;;
   run) shift; iotap_run "$@" ;;
   *) echo "iotap agent: unknown request '$1'" >&2; exit 125 ;;
 esac

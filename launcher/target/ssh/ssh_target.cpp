@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
@@ -217,6 +218,8 @@ HostFacts parse_host_facts(std::string_view text) {
       facts.busy = value == "yes";
     else if (name == "pid_exe")
       facts.pid_exe = value;
+    else if (name == "pid_exe_sha256")
+      facts.pid_exe_sha256 = value;
     else if (name == "program_sha256")
       facts.program_sha256 = value;
   });
@@ -296,7 +299,8 @@ std::string upload_module(const SshHost& host, const HostFacts& facts, const std
   const SpawnOptions options = doing("while copying the module to " + host.name(), fd);
   Captured captured;
   try {
-    captured = capture(agent_command(host, {"upload"}, needs_sudo(facts)), options);
+    const std::string size = std::to_string(std::filesystem::file_size(module));
+    captured = capture(agent_command(host, {"upload", size}, needs_sudo(facts)), options);
   } catch (...) {
     ::close(fd);
     throw;
@@ -320,6 +324,9 @@ class SshSession {
   SshResult run(const HostFacts& facts, const std::string& dir);
 
  private:
+  // Reads the connection's stdout and stderr to their end, passing stop signals and the timeout
+  // on as "stop".
+  void stream(int out_fd, int err_fd);
   void on_stderr_line(std::string_view line);
   void request_stop();
   void write_stdin(std::string_view text);
@@ -382,49 +389,15 @@ void SshSession::request_stop() {
   }
 }
 
-SshResult SshSession::run(const HostFacts& facts, const std::string& dir) {
-  std::vector<std::string> words{"run", dir, run_.program_stdout_to_stderr ? "stderr" : "stream"};
-  if (!run_.command.empty()) {
-    words.insert(words.end(), {"c", quoted_command(run_.command)});
-  } else if (run_.pid) {
-    words.insert(words.end(), {"x", std::to_string(*run_.pid)});
-  } else {
-    words.insert(words.end(), {"-", "-"});
-  }
-  words.push_back(std::to_string(run_.staprun_options.size()));
-  words.insert(words.end(), run_.staprun_options.begin(), run_.staprun_options.end());
-  words.insert(words.end(), run_.module_options.begin(), run_.module_options.end());
-
-  std::array<int, 2> in{};
-  std::array<int, 2> out{};
-  std::array<int, 2> err{};
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in.data()) != 0 ||
-      ::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0)
-    throw std::system_error(errno, std::generic_category(), "pipe2");
-  SpawnOptions options;
-  options.stdin_fd = in[0];
-  options.stdout_fd = out[1];
-  options.stderr_fd = err[1];
-  // The terminal's Ctrl-C reaches iotap only: ssh would drop the connection at once, and the
-  // end probes' output with it. iotap says "stop" instead.
-  options.new_process_group = true;
-  options.die_with_parent = true;
-  options.activity = "while running on " + host_.name();
-  pid_ = spawn(agent_command(host_, words, needs_sudo(facts)), options);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  stdin_fd_ = in[1];
+void SshSession::stream(int out_fd, int err_fd) {
   // A stop signal that came while compiling or copying is a stop now.
   if (stop_signal() != 0) request_stop();
-
   const auto start = Clock::now();
-  std::array<pollfd, 3> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0},
+  std::array<pollfd, 3> fds{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0},
                             pollfd{stop_fd(), POLLIN, 0}};
   int open_fds = 2;
   while (open_fds > 0) {
-    int timeout_ms = 1000;
-    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    const int ready = ::poll(fds.data(), fds.size(), 1000);
     const auto now = Clock::now();
     if (run_.timeout.count() > 0 && !stop_sent_ && now - start >= run_.timeout) {
       timed_out_ = true;
@@ -434,11 +407,9 @@ SshResult SshSession::run(const HostFacts& facts, const std::string& dir) {
     // The end probes get 30 s; then the connection goes, which stops staprun there too.
     if (stop_sent_ && !killed_ && now - *stop_sent_ > std::chrono::seconds(30)) request_stop();
     if (ready <= 0) continue;
-    if (fds[2].revents != 0) {
-      if (const int sig = take_stop(); sig != 0) {
-        interrupted_ = true;
-        request_stop();
-      }
+    if (fds[2].revents != 0 && take_stop() != 0) {
+      interrupted_ = true;
+      request_stop();
     }
     for (size_t i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -452,21 +423,86 @@ SshResult SshSession::run(const HostFacts& facts, const std::string& dir) {
           stderr_lines_.feed(bytes, [this](std::string_view line) { on_stderr_line(line); });
         }
       } else if (n == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
+        fds[i].fd = -1;  // closed by the caller
         --open_fds;
       }
     }
   }
   stderr_lines_.finish([this](std::string_view line) { on_stderr_line(line); });
-  if (stdin_fd_ >= 0) ::close(stdin_fd_);
+}
+
+SshResult SshSession::run(const HostFacts& facts, const std::string& dir) {
+  std::vector<std::string> words{"run", dir, run_.program_stdout_to_stderr ? "stderr" : "stream"};
+  if (!run_.command.empty()) {
+    words.insert(words.end(), {"c", quoted_command(run_.command)});
+  } else if (run_.pid) {
+    words.insert(words.end(), {"x", std::to_string(*run_.pid)});
+  } else {
+    words.insert(words.end(), {"-", "-"});
+  }
+  words.push_back(std::to_string(run_.staprun_options.size()));
+  words.insert(words.end(), run_.staprun_options.begin(), run_.staprun_options.end());
+  words.insert(words.end(), run_.module_options.begin(), run_.module_options.end());
+
+  std::array<int, 2> in{-1, -1};
+  std::array<int, 2> out{-1, -1};
+  std::array<int, 2> err{-1, -1};
+  // Every descriptor here is closed however this ends (an error, a stop, a callback's throw).
+  const auto close_all = [&] {
+    for (auto* pair : {&in, &out, &err}) {
+      for (int& fd : *pair) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+      }
+    }
+    stdin_fd_ = -1;
+  };
+  try {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in.data()) != 0 ||
+        ::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0)
+      throw std::system_error(errno, std::generic_category(), "pipe2");
+    SpawnOptions options;
+    options.stdin_fd = in[0];
+    options.stdout_fd = out[1];
+    options.stderr_fd = err[1];
+    // The terminal's Ctrl-C reaches iotap only: ssh would drop the connection at once, and the
+    // end probes' output with it. iotap says "stop" instead.
+    options.new_process_group = true;
+    options.die_with_parent = true;
+    options.activity = "while running on " + host_.name();
+    pid_ = spawn(agent_command(host_, words, needs_sudo(facts)), options);
+    // ssh's ends, ours no more.
+    ::close(std::exchange(in[0], -1));
+    ::close(std::exchange(out[1], -1));
+    ::close(std::exchange(err[1], -1));
+    stdin_fd_ = in[1];
+    stream(out[0], err[0]);
+  } catch (...) {
+    close_all();
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);  // the agent sees the connection end, and stops staprun
+      wait_for(pid_);
+    }
+    throw;
+  }
+  close_all();
   const ExitStatus ssh_status = wait_for(pid_);
 
   if (!report_.exit_status()) {
-    std::string why = ssh_last_line_.empty()
-                          ? "ssh exited with status " + std::to_string(ssh_status.code)
-                          : "ssh: " + ssh_last_line_;
-    if (killed_) why = "iotap dropped it after a second stop";
+    if (killed_ && stop_signal() != 0)
+      throw Stopped(stop_signal(), "on " + host_.name() +
+                                       ": the connection was dropped after a second stop (the "
+                                       "agent there stops staprun and removes its files)");
+    if (killed_)
+      throw TargetLost(host_.name() +
+                       " did not end the run within 30 s of the stop: iotap dropped the "
+                       "connection (the agent there stops staprun harder, and removes its files)");
+    if (ssh_status.code != kSshFailed)
+      throw UserError(host_.name() + ": iotap's agent failed there (status " +
+                      std::to_string(ssh_status.code) +
+                      (ssh_last_line_.empty() ? "" : ": " + ssh_last_line_) + ")");
+    const std::string why =
+        ssh_last_line_.empty() ? "ssh exited with status 255" : "ssh: " + ssh_last_line_;
     throw TargetLost("the connection to " + host_.name() + " was lost " +
                      (phases_.running() ? "while the module ran" : "before the module ran") + " (" +
                      why + "); the agent there stops staprun and removes its files when it " +

@@ -59,6 +59,7 @@ TEST(SshTarget, ReadsTheAgentsFacts) {
   const HostFacts facts = parse_host_facts(
       "fact release 6.1.0-56-cloud-amd64\nfact machine x86_64\nfact staprun /usr/bin/staprun\n"
       "fact privilege root\nfact user root\nfact busy no\nfact pid_exe /usr/bin/app\n"
+      "fact pid_exe_sha256 def\n"
       "fact program_sha256 abc\nsomething else\nfact unknown 1\n");
   EXPECT_EQ(facts.release, "6.1.0-56-cloud-amd64");
   EXPECT_EQ(facts.machine, "x86_64");
@@ -66,6 +67,7 @@ TEST(SshTarget, ReadsTheAgentsFacts) {
   EXPECT_EQ(facts.privilege, "root");
   EXPECT_FALSE(facts.busy);
   EXPECT_EQ(facts.pid_exe, "/usr/bin/app");
+  EXPECT_EQ(facts.pid_exe_sha256, "def");
   EXPECT_EQ(facts.program_sha256, "abc");
   const HostFacts missing =
       parse_host_facts("fact staprun -\nfact pid_exe -\nfact program_sha256 -\nfact busy yes\n");

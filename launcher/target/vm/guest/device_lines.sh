@@ -6,7 +6,7 @@
 # Shared by the guest's init (guest/init.sh, from /lib/iotap/device_lines.sh) and the agent on
 # a --target ssh:// host (target/ssh/agent.sh, which is sent with this text in front).
 iotap_device_lines() {
-  local name=$1 sys=/sys/block/$1
+  local name="$1" sys="/sys/block/$1"
   if [ -d "$sys/md" ]; then
     local members="" slot=0 slots link member
     slots=$(cat "$sys/md/raid_disks")
@@ -20,6 +20,8 @@ iotap_device_lines() {
     iotap_say "md $name $(cat "$sys/md/level") $(cat "$sys/md/chunk_size") $(cat "$sys/md/layout" 2>/dev/null || echo 0)$members"
   fi
   if [ -d "$sys/dm" ]; then
-    dmsetup table "$(cat "$sys/dm/name")" | while read -r line; do iotap_say "dm $name $line"; done
+    dmsetup table "$(cat "$sys/dm/name")" 2>/dev/null | while read -r line; do
+      iotap_say "dm $name $line"
+    done
   fi
 }
