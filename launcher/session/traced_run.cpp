@@ -95,6 +95,17 @@ struct PreparedRun {
   std::string script_text;  // markers substituted
 };
 
+// A program on the host whose digest (`there`; empty: unknown) is not this machine's copy's:
+// its USDT probes are placed from this copy, so they may miss there. Said, not refused.
+void warn_if_copies_differ(const std::string& what, const std::string& there,
+                           const std::string& program) {
+  if (there.empty() || there == Sha256().update_file(program).hex()) return;
+  std::fprintf(stderr,
+               "iotap: warning: %s differs from this machine's %s: probes in it (USDT) are "
+               "placed from this copy and may miss or misfire there\n",
+               what.c_str(), program.c_str());
+}
+
 // stap compiles here for the host's kernel: its headers must be on this machine.
 void check_host_kernel_here(const TargetOptions& options) {
   const std::string problem =
@@ -109,11 +120,7 @@ void check_program_on_host(const TargetOptions& options, const std::string& prog
   if (const std::string problem = ssh::program_problem(*options.ssh_host, facts, program);
       !problem.empty())
     throw UserError(problem);
-  if (facts.program_sha256 != Sha256().update_file(program).hex())
-    std::fprintf(stderr,
-                 "iotap: warning: %s's %s differs from this machine's copy: probes in it (USDT) "
-                 "are placed from this copy and may miss or misfire there\n",
-                 options.ssh_host->name().c_str(), program.c_str());
+  warn_if_copies_differ(options.ssh_host->name() + "'s " + program, facts.program_sha256, program);
 }
 
 // -x on a host: the probes on its program are placed from this machine's copy at the same path.
@@ -123,12 +130,8 @@ void check_pid_program_here(const TargetOptions& options, const std::string& pro
     throw UserError("-x " + std::to_string(*options.pid) + " runs " + program + " on " + host +
                     ", which this machine lacks: iotap places the probes from a copy at the same "
                     "path here (copy it here)");
-  const std::string& there = host_facts(options).pid_exe_sha256;
-  if (!there.empty() && there != Sha256().update_file(program).hex())
-    std::fprintf(stderr,
-                 "iotap: warning: the program of -x %d on %s differs from this machine's %s: "
-                 "probes in it (USDT) are placed from this copy and may miss or misfire there\n",
-                 *options.pid, host.c_str(), program.c_str());
+  warn_if_copies_differ("the program of -x " + std::to_string(*options.pid) + " on " + host,
+                        host_facts(options).pid_exe_sha256, program);
 }
 
 PreparedRun prepare_run(const std::string& script_path, const TargetOptions& options) {
