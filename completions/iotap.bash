@@ -47,8 +47,10 @@ _iotap() {
       mapfile -t COMPREPLY < <(compgen -W "local vm" -- "$cur")
       return
       ;;
-    -o | --output | --html | --format | -c | --command | -x | --pid | --timeout | --memory)
-      if [[ $prev == -o || $prev == --output || $prev == --html ]]; then
+    -o | --output | --html | --format | -c | --command | -x | --pid | --timeout | --memory | \
+      --save-module | --module | --for-kernel)
+      if [[ $prev == -o || $prev == --output || $prev == --html || $prev == --save-module ||
+        $prev == --module ]]; then
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       fi

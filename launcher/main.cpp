@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
     } catch (const iotap::Stopped& e) {
       std::fprintf(stderr, "iotap: %s\n", e.what());
       return e.exit_status();
+    } catch (const iotap::FinishedEarly& e) {
+      std::fprintf(stderr, "iotap: %s\n", e.what());
+      return 0;
     } catch (const iotap::UserError& e) {
       std::fprintf(stderr, "iotap: %s\n", e.what());
       return 2;

@@ -68,7 +68,17 @@ void add_target_options(po::options_description& description, TargetOptions& opt
                       [&](uint64_t mib) { options.memory_mib = static_cast<unsigned>(mib); })
           ->value_name("MIB")
           ->default_value(std::to_string(options.memory_mib)),
-      "with --target vm: guest memory");
+      "with --target vm: guest memory")(
+      "save-module", po::value(&options.save_module_path)->value_name("FILE"),
+      "compile only: write the module to FILE (for --for-kernel RELEASE, default this machine's), "
+      "for "
+      "a machine that has staprun and iotap but no compiler to run with --module FILE and the "
+      "same options")("for-kernel", po::value(&options.save_for_kernel)->value_name("RELEASE"),
+                      "with --save-module: the kernel release to compile for (uname -r there; "
+                      "its headers must be on this machine)")(
+      "module", po::value(&options.module_path)->value_name("FILE"),
+      "with --target local: run FILE, made by --save-module with the same options, instead of "
+      "compiling (this machine then needs staprun, not stap or its kernel's headers)");
 }
 
 namespace {
@@ -99,6 +109,7 @@ std::string target_kernel_release(const TargetOptions& options) {
     case Target::kLocal:
       break;
   }
+  if (!options.save_for_kernel.empty()) return options.save_for_kernel;
   return local_kernel_release();
 }
 
@@ -145,8 +156,34 @@ std::vector<std::string> ssh_targets_in(std::span<const std::string> args) {
   return hosts;
 }
 
+namespace {
+
+// --module and --save-module: the two halves of a compile here, run there without ssh.
+void check_module_options(const TargetOptions& options) {
+  if (!options.module_path.empty() && !options.save_module_path.empty())
+    throw UserError("--module runs a saved module and --save-module saves one: give one of them");
+  if (!options.save_for_kernel.empty() && options.save_module_path.empty())
+    throw UserError(
+        "--for-kernel names the kernel --save-module compiles for: add --save-module FILE");
+  if (!options.module_path.empty() && options.target != Target::kLocal)
+    throw UserError(
+        "--module runs a saved module on this machine's kernel: it goes with --target local (a "
+        "vm or ssh:// target's module is compiled for it on each run)");
+  if (!options.save_module_path.empty() && options.target != Target::kLocal)
+    throw UserError(
+        "--save-module compiles for the kernel --for-kernel names, to run elsewhere: it goes with "
+        "--target local (a vm or ssh:// target's module is compiled for it on each run)");
+  if (!options.save_module_path.empty() && options.pid)
+    throw UserError(
+        "-x attaches to a process on this machine, but --save-module makes a module for another "
+        "one: save it with -c and the program's path, and give -x PID where it runs");
+}
+
+}  // namespace
+
 void check_target_options(const TargetOptions& options) {
   check_not_both_c_and_x(options);
+  check_module_options(options);
   if (options.target == Target::kLocal && !options.stack_text.empty()) {
     throw UserError(
         "--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the "

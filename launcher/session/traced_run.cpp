@@ -19,6 +19,8 @@
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/hit_report.h"
 #include "iotap/stap/module_cache.h"
+#include "iotap/stap/module_info.h"
+#include "iotap/stap/module_stamp.h"
 #include "iotap/stap/probe_failure.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/shared_runtime.h"
@@ -27,6 +29,7 @@
 #include "iotap/target/kernel_debuginfo.h"
 #include "iotap/target/kernel_tree.h"
 #include "iotap/target/local_runner.h"
+#include "iotap/target/local_stack.h"
 #include "iotap/target/ssh_target.h"
 #include "iotap/target/stack_spec.h"
 #include "iotap/util/data_paths.h"
@@ -134,6 +137,30 @@ void check_pid_program_here(const TargetOptions& options, const std::string& pro
                         host_facts(options).pid_exe_sha256, program);
 }
 
+// --target local: this machine compiles and runs (its headers, modules, root), runs a module
+// saved elsewhere (no headers needed), or only compiles, for --for-kernel's release.
+void check_local_machine(const TargetOptions& options) {
+  if (!options.save_module_path.empty()) {
+    const std::string release = target_kernel_release(options);
+    if (!std::filesystem::exists("/lib/modules/" + release + "/build"))
+      throw UserError("compiling for kernel " + release + " needs its headers on this machine (" +
+                      "/lib/modules/" + release + "/build): apt-get install linux-headers-" +
+                      release);
+    return;
+  }
+  if (!options.module_path.empty()) {
+    const stap::ModuleInfo info = stap::read_module_info(options.module_path);
+    const std::string release = local_kernel_release();
+    if (info.release() != release)
+      throw UserError(options.module_path + " was compiled for kernel " + info.release() +
+                      ", but this machine runs " + release + ": save it again with --for-kernel " +
+                      release);
+  }
+  const std::string problem =
+      options.module_path.empty() ? local_kernel_problem() : local_load_problem();
+  if (!problem.empty()) throw UserError(problem);
+}
+
 PreparedRun prepare_run(const std::string& script_path, const TargetOptions& options) {
   check_target_options(options);
   PreparedRun prepared;
@@ -141,10 +168,7 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   const std::string script_text = stap::read_script(script_path);
   prepared.vm = options.target == Target::kVm;
   prepared.ssh = options.target == Target::kSsh;
-  if (options.target == Target::kLocal) {
-    const std::string problem = local_kernel_problem();
-    if (!problem.empty()) throw UserError(problem);
-  }
+  if (options.target == Target::kLocal) check_local_machine(options);
   if (prepared.ssh) check_host_kernel_here(options);
 
   prepared.stack = plan_target_stack(options);
@@ -225,12 +249,61 @@ std::string ssh_compile_kernel(const TracedScript& script, const TargetOptions& 
       vm::guest_kernel_trees_dir());
 }
 
-// iotap's adapted runtime is made for the guest kernel (cmake/StapRuntimeCompat.cmake): a host
-// running that same release gets it, any other SystemTap's own.
+// iotap's adapted runtime is made for the guest kernel (cmake/StapRuntimeCompat.cmake): any
+// module for that release gets it (a host or a --save-module for a machine running it), any other
+// SystemTap's own.
 std::string runtime_for(const PreparedRun& prepared, const std::string& release) {
-  if (prepared.vm || (prepared.ssh && release == config::kGuestKernel))
-    return stap::guest_runtime_dir();
+  if (prepared.vm || release == config::kGuestKernel) return stap::guest_runtime_dir();
   return "";
+}
+
+// --save-module --for-kernel R for a script that needs kernel symbols to compile: the guest's table
+// for the guest's release, this machine's own for its release; another's is not here.
+std::string saved_module_kallsyms(const std::string& release, const TracedRunSinks& sinks) {
+  if (release == config::kGuestKernel) return harvest_guest_kallsyms(sinks);
+  if (release == local_kernel_release()) return read_file("/proc/kallsyms");
+  throw UserError("compiling this script for kernel " + release +
+                  " needs that kernel's symbols: install its debuginfo here (" +
+                  vm::debuginfo_install_hint(release) +
+                  "), or compile and run it in one go with --target ssh://HOST");
+}
+
+// --module FILE: the module a --save-module of this same run made, or a one-line refusal.
+stap::CompiledModule saved_module(const stap::CompileRequest& request, const TargetOptions& options,
+                                  const TempDir& work, const TracedRunSinks& sinks) {
+  const std::string& path = options.module_path;
+  const stap::ModuleInfo info = stap::read_module_info(path);
+  if (const std::string problem =
+          stap::saved_module_problem(path, info, stap::module_stamp(request));
+      !problem.empty())
+    throw UserError(problem);
+  // staprun names the module after its file, and stapio finds the module's channels by that
+  // name: the copy it loads is called as the module calls itself.
+  const std::string module = work.path() + "/" + info.name + ".ko";
+  std::error_code error;
+  std::filesystem::copy_file(path, module, error);
+  if (error) throw UserError("cannot copy the module '" + path + "': " + error.message());
+  sinks.status(std::filesystem::path(path).filename().string() + ": saved module for kernel " +
+               info.release());
+  return {module, "", false};
+}
+
+// --save-module FILE: the compiled module written there, whole or not at all; then the run ends.
+[[noreturn]] void save_module(const std::string& module, const TargetOptions& options,
+                              const std::string& release) {
+  const std::string& path = options.save_module_path;
+  const std::string partial = path + ".partial";
+  std::error_code error;
+  std::filesystem::copy_file(module, partial, std::filesystem::copy_options::overwrite_existing,
+                             error);
+  if (!error) std::filesystem::rename(partial, path, error);
+  if (error) {
+    std::filesystem::remove(partial);
+    throw UserError("cannot write the module to '" + path + "': " + error.message());
+  }
+  throw FinishedEarly("module for kernel " + release + " saved to " + path +
+                      ": on a machine running that kernel, run this command there with --module " +
+                      path + " in place of --save-module (and --for-kernel)");
 }
 
 // What iotap knows of the kernel's debuginfo, to explain stap's "no match".
@@ -253,6 +326,13 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
   std::string compile_kernel = result.kernel_release;
   if (prepared.vm) compile_kernel = vm_compile_kernel(script, sinks);
   if (prepared.ssh) compile_kernel = ssh_compile_kernel(script, options, sinks);
+  const bool saving = !options.save_module_path.empty();
+  if (saving && result.kernel_release != local_kernel_release()) {
+    compile_kernel = vm::guest_compile_kernel(
+        result.kernel_release, script.compile_kernel_symbols,
+        [&] { return saved_module_kallsyms(result.kernel_release, sinks); },
+        vm::guest_kernel_trees_dir());
+  }
   const auto compile_start = Clock::now();
   const std::string runtime_dir = runtime_for(prepared, result.kernel_release);
   const std::string script_name = std::filesystem::path(script.path).filename().string();
@@ -265,6 +345,8 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                traced_block_hasher(prepared.markers.exe),
                                stap::compile_words(script.stap_options),
                                stap::module_cache_dir(data_paths().cache + "/modules")};
+  if (!options.module_path.empty()) return saved_module(request, options, work, sinks);
+  if (saving) request.module_name = stap::stamped_module_name(stap::module_stamp(request));
   const std::string key = stap::module_key(request);
   if (auto cached = stap::cached_module(request, key)) {
     sinks.status(script_name + ": module from cache (kernel " + result.kernel_release + ")");
@@ -358,6 +440,10 @@ void run_locally(const std::string& module, const TracedScript& script,
     result.kernel_symbols = local_kernel_symbols();
     if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
   }
+  // The stacks and the kernel's counts, as a host reports them (target/local_stack.h).
+  LocalStack stack;
+  result.devices = stack.devices();
+  show_guest_status("running", prepared, result, sinks);
   LocalRun run;
   run.module_path = module;
   run.pid = options.pid;
@@ -370,6 +456,7 @@ void run_locally(const std::string& module, const TracedScript& script,
       run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
   result.traced_seconds = seconds_since(start);
   result.interrupted = stop_signal() != 0;
+  result.kernel_stats = stack.after_run();
 }
 
 void run_on_ssh_host(const std::string& module, const TracedScript& script,
@@ -476,6 +563,7 @@ TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& optio
     run_on_ssh_host(module, script, options, prepared, stderr_filter, result, sinks);
   } else {
     const std::string module = compile();
+    if (!options.save_module_path.empty()) save_module(module, options, result.kernel_release);
     run_locally(module, script, options, prepared, stderr_filter, result, sinks);
   }
   stderr_filter.flush();

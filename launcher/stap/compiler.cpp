@@ -29,7 +29,7 @@ std::string tapset_paths_dir(const std::string& work_dir) {
 }
 
 std::vector<std::string> stap_argv(const CompileRequest& request) {
-  std::vector<std::string> argv{"stap", "-p4", "-m", "iotap"};
+  std::vector<std::string> argv{"stap", "-p4", "-m", request.module_name};
   if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
   if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
   for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
@@ -51,8 +51,6 @@ std::vector<std::string> stap_argv(const CompileRequest& request) {
   return argv;
 }
 
-namespace {
-
 // The tapsets name programs by macro (@block_hasher_exe, @io_replayer_exe), written per compile
 // from what this run traces, so that no path is fixed where iotap was built. The directory is one
 // of its own (passed with -I), since stap would read the script copy in work_dir as a tapset too.
@@ -65,14 +63,16 @@ std::string tapset_paths_text(const CompileRequest& request) {
          "@define io_replayer_exe %( \"" + string_literal_body(replayer) + "\" %)\n";
 }
 
+namespace {
+
 void write_tapset_paths(const CompileRequest& request) {
   std::string dir = tapset_paths_dir(request.work_dir);
   std::filesystem::create_directories(dir);
   write_file(dir + "/iotap_paths.stpm", tapset_paths_text(request));
 }
 
-std::string module_path_in(const std::string& work_dir) {
-  return work_dir + "/iotap.ko";
+std::string module_path_in(const CompileRequest& request) {
+  return request.work_dir + "/" + request.module_name + ".ko";
 }
 
 }  // namespace
@@ -104,7 +104,7 @@ std::optional<CompiledModule> cached_module(const CompileRequest& request, const
   const std::optional<CachedModule> cached = ModuleCache(request.module_cache_dir).find(key);
   if (!cached) return std::nullopt;
   // A link, not the entry's own path: eviction by another run may remove the entry meanwhile.
-  const std::string module = module_path_in(request.work_dir);
+  const std::string module = module_path_in(request);
   std::error_code error;
   std::filesystem::create_hard_link(cached->module_path, module, error);
   if (error) std::filesystem::copy_file(cached->module_path, module, error);
@@ -149,7 +149,7 @@ CompiledModule compile_module(const CompileRequest& request, const std::string& 
     throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);
   }
   if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings
-  CompiledModule compiled{module_path_in(request.work_dir), script, false};
+  CompiledModule compiled{module_path_in(request), script, false};
   if (!key.empty()) {
     try {
       ModuleCache(request.module_cache_dir).store(key, {compiled.path, script, diagnostics});

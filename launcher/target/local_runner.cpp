@@ -9,10 +9,14 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <string>
 
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/lines.h"
 #include "iotap/util/process.h"
 #include "iotap/util/quoting.h"
 #include "iotap/util/stop_signal.h"
@@ -25,24 +29,31 @@ std::string local_kernel_release() {
   return uts.release;
 }
 
-std::string local_kernel_problem() {
+std::string local_load_problem() {
   if (::access("/proc/modules", F_OK) != 0) {
     return std::string(
                "this kernel cannot load SystemTap modules (no /proc/modules: it was built without "
                "CONFIG_MODULES); use --target vm to run in a guest iotap boots (") +
            kDoctorHint + ")";
   }
-  const std::string release = local_kernel_release();
-  const std::string build = "/lib/modules/" + release + "/build";
-  if (::access(build.c_str(), F_OK) != 0) {
-    return "stap needs this kernel's headers in " + build + " (apt-get install linux-headers-" +
-           release + "), or use --target vm (" + kDoctorHint + ")";
-  }
+  if (find_in_path("staprun").empty())
+    return "staprun is not installed: apt-get install systemtap-runtime (" +
+           std::string(kDoctorHint) + ")";
   if (::geteuid() != 0)
     return std::string(
                "loading a SystemTap module needs root (run iotap as root, or with --target vm; ") +
            kDoctorHint + ")";
   return "";
+}
+
+std::string local_kernel_problem() {
+  const std::string release = local_kernel_release();
+  const std::string build = "/lib/modules/" + release + "/build";
+  if (::access("/proc/modules", F_OK) == 0 && ::access(build.c_str(), F_OK) != 0) {
+    return "stap needs this kernel's headers in " + build + " (apt-get install linux-headers-" +
+           release + "), or use --target vm (" + kDoctorHint + ")";
+  }
+  return local_load_problem();
 }
 
 namespace {
@@ -54,6 +65,19 @@ std::string stapio_preload() {
   if (const char* user = std::getenv("LD_PRELOAD"); user != nullptr && *user != '\0')
     preload += std::string(":") + user;
   return preload;
+}
+
+// stapio unloads the module when it ends; one that failed to attach (or was killed outright)
+// leaves it loaded, and the next run could not load it again: `staprun -d` removes it.
+void remove_module_left_loaded(const std::string& module_path) {
+  const std::string name = std::filesystem::path(module_path).stem().string();
+  bool loaded = false;
+  for_each_line(read_file("/proc/modules"), [&](std::string_view line) {
+    loaded = loaded || line.substr(0, line.find(' ')) == name;
+  });
+  SpawnOptions options;
+  options.after_stop = true;
+  if (loaded) capture({"staprun", "-d", name}, options);
 }
 
 }  // namespace
@@ -77,44 +101,61 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
   options.stdout_fd = out[1];
   options.stderr_fd = err[1];
   options.extra_env.push_back(stapio_preload());
-  // staprun stops the module after its end probes when it gets SIGINT, SIGTERM or SIGHUP: iotap
-  // passes on the one it got (util/stop_signal.h) and waits for staprun. stapio counts them and
-  // only gives up on the end probes at the third, so the terminal's Ctrl-C reaching both does no
-  // harm.
+  // staprun stops the module after its end probes when it gets SIGINT, SIGTERM or SIGHUP; the
+  // -c program, stapio's child, gets the signal too, as from a terminal (a kill of iotap alone
+  // would leave it running, holding the output open). staprun has a process group of its own, so
+  // a terminal's Ctrl-C reaches iotap alone and each process gets one signal: stapio only gives
+  // up on the end probes at the third.
+  options.new_process_group = true;
   const pid_t pid = spawn(argv, options);
   ::close(out[1]);
   ::close(err[1]);
+  const auto interrupt = [pid](int sig) {
+    ::kill(pid, sig);
+    for (const pid_t child : children_of(pid)) ::kill(child, sig);
+  };
   const auto deadline = std::chrono::steady_clock::now() + run.timeout;
   std::array<pollfd, 3> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0},
                             pollfd{stop_fd(), POLLIN, 0}};
   int open_fds = 2;
   bool stopped = false;
+  std::optional<ExitStatus> staprun_status;
+  std::optional<std::chrono::steady_clock::time_point> staprun_ended_at;
   while (open_fds > 0) {
     // -x: the run ends when the process does (staprun alone would wait for a stop); looked at
-    // once a second.
-    int timeout_ms = run.pid && !stopped ? 1000 : -1;
+    // once a second, as is staprun's own end.
+    int timeout_ms = 1000;
     if (run.pid && !stopped && ::kill(*run.pid, 0) != 0 && errno == ESRCH) {
-      ::kill(pid, SIGINT);
+      interrupt(SIGINT);
       stopped = true;
+    }
+    // A program that outlived stapio (stopped, stapio ended first) is iotap's child now (a
+    // subreaper, util/stop_signal.h) and holds the output open: it goes, harder after 10 s.
+    if (!staprun_status) staprun_status = ended(pid);
+    if (staprun_status) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!staprun_ended_at) staprun_ended_at = now;
+      const int sig = now - *staprun_ended_at > std::chrono::seconds(10) ? SIGKILL : SIGTERM;
+      for (const pid_t orphan : children_of(::getpid())) ::kill(orphan, sig);
     }
     if (run.timeout.count() > 0 && !stopped) {
       const int64_t left =
           std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
                                    deadline - std::chrono::steady_clock::now())
                                    .count());
-      timeout_ms = static_cast<int>(timeout_ms < 0 ? left : std::min<int64_t>(timeout_ms, left));
+      timeout_ms = static_cast<int>(std::min<int64_t>(timeout_ms, left));
     }
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0) continue;  // EINTR: a stop signal, seen on its descriptor next time round
     const bool deadline_passed =
         run.timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline;
     if (ready == 0 && deadline_passed && !stopped) {
-      ::kill(pid, SIGINT);
+      interrupt(SIGINT);
       stopped = true;
       continue;
     }
     if (fds[2].revents != 0) {
-      if (const int sig = take_stop(); sig != 0) ::kill(pid, sig);
+      if (const int sig = take_stop(); sig != 0) interrupt(sig);
     }
     for (size_t i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -130,7 +171,9 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
       }
     }
   }
-  return wait_for(pid).code;
+  const int status = staprun_status ? staprun_status->code : wait_for(pid).code;
+  remove_module_left_loaded(run.module_path);
+  return status;
 }
 
 }  // namespace iotap

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -61,7 +63,8 @@ namespace {
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
   if (argv.empty()) throw std::logic_error("spawn: empty argv");
   // Nothing new starts once iotap has been asked to stop.
-  throw_if_stopped(options.activity.empty() ? "before running " + argv[0] : options.activity);
+  if (!options.after_stop)
+    throw_if_stopped(options.activity.empty() ? "before running " + argv[0] : options.activity);
   // A close-on-exec pipe tells the parent whether exec succeeded: it reads EOF on success and
   // the child's errno on failure, so "program not found" is an error here, not an exit code.
   std::array<int, 2> error_pipe{};
@@ -95,6 +98,38 @@ ExitStatus wait_for(pid_t pid) {
   return {WEXITSTATUS(status), false};
 }
 
+std::optional<ExitStatus> ended(pid_t pid) {
+  int status = 0;
+  pid_t reaped = 0;
+  while ((reaped = ::waitpid(pid, &status, WNOHANG)) < 0) {
+    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitpid");
+  }
+  if (reaped == 0) return std::nullopt;
+  if (WIFSIGNALED(status)) return ExitStatus{128 + WTERMSIG(status), true};
+  return ExitStatus{WEXITSTATUS(status), false};
+}
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat_file(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat_file, line)) continue;  // gone meanwhile
+    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; it ends at the last ')'.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos || close + 4 >= line.size()) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent && state != 'Z' && state != 'X')
+      children.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return children;
+}
+
 Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options) {
   std::array<int, 2> out_pipe{};
   std::array<int, 2> err_pipe{};
@@ -116,7 +151,7 @@ Captured capture(const std::vector<std::string>& argv, const SpawnOptions& optio
   Captured result;
   // The third descriptor wakes the loop when iotap is asked to stop (util/stop_signal.h).
   std::array<pollfd, 3> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0},
-                            pollfd{stop_fd(), POLLIN, 0}};
+                            pollfd{options.after_stop ? -1 : stop_fd(), POLLIN, 0}};
   std::array<std::string*, 2> sinks{&result.out, &result.err};
   int open_count = 2;
   while (open_count > 0) {
@@ -124,7 +159,7 @@ Captured capture(const std::vector<std::string>& argv, const SpawnOptions& optio
       if (errno == EINTR) continue;
       throw std::system_error(errno, std::generic_category(), "poll");
     }
-    if (stop_signal() != 0) {
+    if (stop_signal() != 0 && !options.after_stop) {
       // The child and everything it started go, and are reaped, before the temp dirs they
       // write into are removed by the unwinding.
       if (options.new_process_group) {

@@ -35,8 +35,13 @@ iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
     stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
-    stap/shared_runtime_test.cpp
+    stap/shared_runtime_test.cpp stap/module_stamp_test.cpp
   LIBS iotap_stap iotap_target)
+# A module --save-module made elsewhere, stood in for by an object with a .modinfo.
+add_library(fake_module OBJECT stap/fake_module.c)
+target_compile_definitions(stap_test PRIVATE FAKE_MODULE="$<TARGET_OBJECTS:fake_module>"
+  TEST_PROGRAM="$<TARGET_FILE:stap_test>")
+add_dependencies(stap_test fake_module)
 target_compile_definitions(stap_test PRIVATE
   STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
   SYSTEM_STAP_RUNTIME_DIR="${IOTAP_SYSTEM_STAP_RUNTIME}"
@@ -83,6 +88,18 @@ iotap_cli_test(cli_ssh_bad_port 2 "iotap: --target 'ssh://db7:99999': the port m
 iotap_cli_test(cli_ssh_no_host 2 "iotap: --target 'ssh://root@': no host" run ${iotime} --target ssh://root@)
 iotap_cli_test(cli_ssh_with_stack 2 "iotap: --stack builds md/dm devices in a guest: a --target ssh:// host is traced with the devices it has" run ${iotime} --target ssh://db7 --stack "raid0(ram*2)")
 iotap_cli_test(cli_ssh_unreachable 2 "iotap: 127.0.0.1:1: ssh could not run iotap's agent there \\(ssh: .*refused\\); check that 'ssh -p 1 127.0.0.1 true' works without a password prompt" run ${iotime} --target ssh://127.0.0.1:1)
+# --save-module and --module: compiled on one machine, run on another without ssh (a stand-in
+# module for the kernel check: stap/fake_module.c). What cannot go together, and a module that is
+# missing, not a module, or for another kernel; all before anything is compiled or loaded.
+iotap_cli_test(cli_module_missing 2 "iotap: cannot open module '/nonexistent/m.ko': No such file or directory .give the .ko file that --save-module wrote." run ${iotime} --module /nonexistent/m.ko)
+iotap_cli_test(cli_module_not_a_module 2 "iotap: '.*' is not a kernel module .no .modinfo with a name and a vermagic.: give the .ko file that --save-module wrote" run ${iotime} --module ${iotime})
+iotap_cli_test(cli_module_other_kernel 2 "iotap: .* was compiled for kernel 5.10.0-99-amd64, but this machine runs .*: save it again with --for-kernel " run ${iotime} --module $<TARGET_OBJECTS:fake_module>)
+iotap_cli_test(cli_module_with_vm 2 "iotap: --module runs a saved module on this machine's kernel: it goes with --target local .a vm or ssh:// target's module is compiled for it on each run." run ${iotime} --target vm --module m.ko)
+iotap_cli_test(cli_module_and_save_module 2 "iotap: --module runs a saved module and --save-module saves one: give one of them" run ${iotime} --module m.ko --save-module n.ko)
+iotap_cli_test(cli_for_kernel_without_save_module 2 "iotap: --for-kernel names the kernel --save-module compiles for: add --save-module FILE" run ${iotime} --for-kernel 6.1.0-56-cloud-amd64)
+iotap_cli_test(cli_save_module_with_pid 2 "iotap: -x attaches to a process on this machine, but --save-module makes a module for another one: save it with -c and the program's path, and give -x PID where it runs" run ${iotime} --save-module m.ko -x 1)
+iotap_cli_test(cli_save_module_with_ssh 2 "iotap: --save-module compiles for the kernel --for-kernel names, to run elsewhere: it goes with --target local" run ${iotime} --target ssh://db7 --save-module m.ko)
+iotap_cli_test(cli_save_module_without_headers 2 "iotap: compiling for kernel 9.9.9-none needs its headers on this machine ./lib/modules/9.9.9-none/build.: apt-get install linux-headers-9.9.9-none" run ${iotime} --save-module m.ko --for-kernel 9.9.9-none)
 iotap_cli_test(cli_fleet_with_pid 2 "iotap: -x names one process on one host: give one --target ssh:// with it" diagnose --target ssh://a --target ssh://b -x 1)
 iotap_cli_test(cli_fleet_record 2 "iotap: iotap record writes one recording: with several --target ssh:// hosts, record per host" record -o x.rec --target ssh://a --target ssh://b -c true)
 iotap_cli_test(cli_fleet_same_host_twice 2 "iotap: ssh://root@a:22 names a host given before: each host once" diagnose --target ssh://a --target ssh://root@a:22 -c true)

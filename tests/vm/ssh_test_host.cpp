@@ -4,6 +4,10 @@
 // the test made. iotap reaches it only through ssh, as it would a server.
 //
 //   ssh_test_host --stack SPEC --key KEY.pub [--without-staprun] [--cpus N]
+//                 [--program PATH]... [--file PATH]...
+//
+// --program and --file put more of this machine in the guest at the same paths (a program with
+// its libraries; a file, or a directory's files): iotap itself, for a --target local run there.
 //
 // Prints "ready PORT" on stdout once the ssh server answers on 127.0.0.1:PORT, then runs until
 // SIGTERM or SIGINT (the guest powers off: nothing is left) or until the guest ends. The
@@ -17,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,6 +97,8 @@ int main(int argc, char** argv) {
   std::string key;
   bool without_staprun = false;
   unsigned cpus = 1;
+  std::vector<std::string> programs;
+  std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--stack" && i + 1 < argc) {
@@ -100,6 +107,16 @@ int main(int argc, char** argv) {
       key = argv[++i];
     } else if (arg == "--cpus" && i + 1 < argc) {
       cpus = static_cast<unsigned>(std::stoul(argv[++i]));
+    } else if (arg == "--program" && i + 1 < argc) {
+      programs.emplace_back(argv[++i]);
+    } else if (arg == "--file" && i + 1 < argc) {
+      const std::string path = argv[++i];
+      if (std::filesystem::is_directory(path)) {
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(path))
+          if (entry.is_regular_file()) files.push_back(entry.path().string());
+      } else {
+        files.push_back(path);
+      }
     } else if (arg == "--without-staprun") {
       without_staprun = true;
     } else {
@@ -120,7 +137,9 @@ int main(int argc, char** argv) {
     run.command = {"sh", "-c", host_script(key, without_staprun)};
     run.plain_command = true;
     run.programs = {dropbear, IOTAP_BLOCK_HASHER};
+    run.programs.insert(run.programs.end(), programs.begin(), programs.end());
     run.files = {key};
+    run.files.insert(run.files.end(), files.begin(), files.end());
     run.cpus = cpus;
     run.ssh_port = free_loopback_port();
     std::atomic<bool> running = false;

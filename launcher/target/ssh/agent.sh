@@ -250,5 +250,8 @@ case $1 in
   kallsyms) cat /proc/kallsyms ;;
   upload) iotap_upload "$2" ;;
   run) shift; iotap_run "$@" ;;
+  # --target local runs these two on its own machine (target/local_stack.h).
+  stack) iotap_stack; iotap_diskstats before ;;
+  diskstats) iotap_diskstats "$2" ;;
   *) echo "iotap agent: unknown request '$1'" >&2; exit 125 ;;
 esac

@@ -54,9 +54,11 @@ std::string last_line_of(std::string_view text) {
   return last;
 }
 
-// The agent's text as sent: without its comments, blank lines and indentation. The command an
-// ssh server takes has a limit (dropbear's is 9000 bytes: "String too long"), and the comments
-// are for readers of agent.sh, not for the host.
+}  // namespace
+
+// Without its comments, blank lines and indentation: the command an ssh server takes has a limit
+// (dropbear's is 9000 bytes: "String too long"), and the comments are for readers of agent.sh,
+// not for the host.
 std::string agent_text() {
   std::string text;
   const auto add = [&text](const std::string& path) {
@@ -72,6 +74,8 @@ std::string agent_text() {
   add(data_paths().ssh_agent);
   return text;
 }
+
+namespace {
 
 // The words that make ssh run `request` of the agent on the host: the agent's text is the
 // argument of `sh -c`, quoted for the remote login shell, and so is every word after it.

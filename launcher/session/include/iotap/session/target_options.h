@@ -33,6 +33,10 @@ struct TargetOptions {
   std::string stack_text;  // --stack, as typed
   unsigned timeout_seconds = 0;
   unsigned memory_mib = 1024;
+  // A module made on another machine (--save-module there), run here instead of compiling.
+  std::string module_path;       // --module
+  std::string save_module_path;  // --save-module: compile only, write the module there
+  std::string save_for_kernel;   // --for-kernel: the release --save-module compiles for
 };
 
 inline constexpr NumberOption kTimeoutOption{"--timeout", "a positive number of seconds", "seconds",
@@ -42,7 +46,8 @@ inline constexpr NumberOption kMemoryOption{"--memory", "a positive number of Mi
 inline constexpr NumberOption kPidOption{"-x", "a process id (a positive number)", "",
                                          4'194'304};  // the kernel's PID_MAX_LIMIT
 
-// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory to `description`.
+// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory, --module, --save-module and
+// --for-kernel to `description`.
 void add_target_options(boost::program_options::options_description& description,
                         TargetOptions& options, const std::string& default_target);
 
@@ -50,7 +55,7 @@ void add_target_options(boost::program_options::options_description& description
 void check_target_options(const TargetOptions& options);
 
 // The release of the kernel the run traces: the guest's with --target vm, the host's with
-// --target ssh://, else this machine's.
+// --target ssh://, --for-kernel's with --save-module, else this machine's.
 std::string target_kernel_release(const TargetOptions& options);
 
 // --target as it was given: "local", "vm" or "ssh://...".

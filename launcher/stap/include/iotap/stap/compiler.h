@@ -26,6 +26,8 @@ struct CompileRequest {
   std::vector<std::string> stap_options{};
   // iotap's module cache (module_cache_dir()); empty: none.
   std::string module_cache_dir{};
+  // stap -m: "iotap", or a stamped name for a module made for another machine (module_stamp.h).
+  std::string module_name = "iotap";
 };
 
 struct CompiledModule {
@@ -45,7 +47,11 @@ std::vector<std::string> tapset_dirs();
 // The directory in the work dir that holds iotap_paths.stpm (see tapset_dirs).
 std::string tapset_paths_dir(const std::string& work_dir);
 
-// The stap command compile_module runs: `stap -p4 -m iotap [-r] [-R] -I... OPTIONS -- SCRIPT
+// The macros file's text: @block_hasher_exe and @io_replayer_exe, the programs this run's
+// tapsets probe by path.
+std::string tapset_paths_text(const CompileRequest& request);
+
+// The stap command compile_module runs: `stap -p4 -m NAME [-r] [-R] -I... OPTIONS -- SCRIPT
 // ARGS...`. The `--` keeps a script argument that starts with '-' from being read as an option.
 std::vector<std::string> stap_argv(const CompileRequest& request);
 

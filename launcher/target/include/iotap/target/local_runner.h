@@ -28,7 +28,12 @@ struct LocalEvents {
 // This machine's running kernel release (uname -r).
 std::string local_kernel_release();
 
-// Empty when this kernel can load SystemTap modules; otherwise why not, and what to do.
+// Empty when this machine can load a module compiled elsewhere (--module): modules, staprun,
+// root; otherwise why not, and what to do.
+std::string local_load_problem();
+
+// Empty when this machine can also compile one for its own kernel (its headers); otherwise why
+// not, and what to do.
 std::string local_kernel_problem();
 
 // Runs staprun and returns its exit status. A stop signal (Ctrl-C, SIGTERM) is passed on to

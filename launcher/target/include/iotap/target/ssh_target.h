@@ -54,6 +54,10 @@ struct HostFacts {
   std::string program_sha256;  // -c: the program's digest there; empty when it is not there
 };
 
+// The agent's shell text (target/ssh/agent.sh, with target/vm/guest/device_lines.sh ahead of it)
+// as sent to a host: `sh -c TEXT iotap-agent REQUEST ARGS...` runs one request.
+std::string agent_text();
+
 // Parses the probe's "fact NAME VALUE" lines; other lines are ignored.
 HostFacts parse_host_facts(std::string_view text);
 

@@ -18,6 +18,13 @@ class TargetLost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The verb's work is done before anything was traced, as asked (--save-module wrote its module):
+// main() prints the message and exits 0.
+class FinishedEarly : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Ends a message about something this machine lacks (a package, a kernel feature): the doctor
 // checks all of them at once, so the user fixes them in one go rather than one per run.
 inline constexpr const char* kDoctorHint = "'iotap doctor' checks the rest";

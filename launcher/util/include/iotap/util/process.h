@@ -31,6 +31,10 @@ struct SpawnOptions {
   bool new_process_group = false;
   // Killed when iotap dies, even by SIGKILL: a guest never outlives the run that booted it.
   bool die_with_parent = false;
+  // Runs even once iotap has been asked to stop: a short step that finishes a stopped run (the
+  // kernel's counts after it, a module left loaded). Otherwise a stop refuses to start the child,
+  // and capture() kills it.
+  bool after_stop = false;
   // What the child does, for the message when iotap is stopped meanwhile ("while compiling
   // the script"); empty: "while running PROGRAM".
   std::string activity;
@@ -42,6 +46,12 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = 
 
 // Waits for a child started by spawn(), retrying on EINTR.
 ExitStatus wait_for(pid_t pid);
+
+// The child's status when it has ended (and is reaped now); none while it runs.
+std::optional<ExitStatus> ended(pid_t pid);
+
+// The live processes whose parent is `parent` (read from /proc/PID/stat).
+std::vector<pid_t> children_of(pid_t parent);
 
 // Runs argv to completion with stdout and stderr captured. A stop signal (util/stop_signal.h)
 // kills the child (its whole group, with new_process_group), reaps it and throws Stopped.

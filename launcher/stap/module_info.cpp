@@ -1,0 +1,77 @@
+#include "iotap/stap/module_info.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+
+#include "iotap/util/error.h"
+
+namespace iotap::stap {
+
+std::string ModuleInfo::release() const {
+  return vermagic.substr(0, vermagic.find(' '));
+}
+
+ModuleInfo parse_modinfo(std::string_view section) {
+  ModuleInfo info;
+  while (!section.empty()) {
+    const size_t end = std::min(section.find('\0'), section.size());
+    const std::string_view entry = section.substr(0, end);
+    section.remove_prefix(std::min(end + 1, section.size()));
+    if (entry.starts_with("name=")) info.name = entry.substr(5);
+    if (entry.starts_with("vermagic=")) info.vermagic = entry.substr(9);
+  }
+  return info;
+}
+
+namespace {
+
+struct ElfCloser {
+  void operator()(Elf* elf) const { elf_end(elf); }
+};
+
+// The .modinfo section's bytes; empty when there is none.
+std::string modinfo_section(Elf* elf) {
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return {};
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr header;
+    if (gelf_getshdr(scn, &header) == nullptr) continue;
+    const char* name = elf_strptr(elf, names, header.sh_name);
+    if (name == nullptr || std::strcmp(name, ".modinfo") != 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || data->d_buf == nullptr) return {};
+    return {static_cast<const char*>(data->d_buf), data->d_size};
+  }
+  return {};
+}
+
+}  // namespace
+
+ModuleInfo read_module_info(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw UserError("cannot open module '" + path + "': " + std::strerror(errno) +
+                    " (give the .ko file that --save-module wrote)");
+  elf_version(EV_CURRENT);
+  std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ, nullptr));
+  std::string section;
+  const bool relocatable = elf && elf_kind(elf.get()) == ELF_K_ELF && [&] {
+    GElf_Ehdr header;
+    return gelf_getehdr(elf.get(), &header) != nullptr && header.e_type == ET_REL;
+  }();
+  if (relocatable) section = modinfo_section(elf.get());
+  elf.reset();
+  ::close(fd);
+  ModuleInfo info = parse_modinfo(section);
+  if (info.name.empty() || info.vermagic.empty())
+    throw UserError("'" + path +
+                    "' is not a kernel module (no .modinfo with a name and a vermagic): give the "
+                    ".ko file that --save-module wrote");
+  return info;
+}
+
+}  // namespace iotap::stap
