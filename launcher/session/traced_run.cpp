@@ -257,11 +257,10 @@ std::string runtime_for(const PreparedRun& prepared, const std::string& release)
   return "";
 }
 
-// --save-module --for-kernel R for a script that needs kernel symbols to compile: the guest's table
-// for the guest's release, this machine's own for its release; another's is not here.
+// --save-module --for-kernel R (not this machine's) for a script that needs kernel symbols to
+// compile: the guest's table for the guest's release; another kernel's is not here.
 std::string saved_module_kallsyms(const std::string& release, const TracedRunSinks& sinks) {
   if (release == config::kGuestKernel) return harvest_guest_kallsyms(sinks);
-  if (release == local_kernel_release()) return read_file("/proc/kallsyms");
   throw UserError("compiling this script for kernel " + release +
                   " needs that kernel's symbols: install its debuginfo here (" +
                   vm::debuginfo_install_hint(release) +
@@ -452,8 +451,10 @@ void run_locally(const std::string& module, const TracedScript& script,
   run.module_options = stap::module_words(script.stap_options);
   if (prepared.command) run.command = prepared.command->argv;
   const auto start = Clock::now();
-  result.staprun_status =
+  const LocalResult local =
       run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+  result.staprun_status = local.exit_status;
+  result.timed_out = local.timed_out;
   result.traced_seconds = seconds_since(start);
   result.interrupted = stop_signal() != 0;
   result.kernel_stats = stack.after_run();

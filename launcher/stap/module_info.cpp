@@ -52,7 +52,8 @@ std::string modinfo_section(Elf* elf) {
 }  // namespace
 
 ModuleInfo read_module_info(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Not blocking: a FIFO given by mistake is said to be no module, not waited on.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw UserError("cannot open module '" + path + "': " + std::strerror(errno) +
                     " (give the .ko file that --save-module wrote)");

@@ -28,7 +28,8 @@ bool all_hex(std::string_view text) {
 ModuleStamp module_stamp(const CompileRequest& request) {
   Sha256 script;
   add(script, kStampFormat);
-  add(script, request.script_name);
+  // By file name: the same iotap installed under another prefix makes the same module.
+  add(script, std::filesystem::path(request.script_name).filename().string());
   add(script, request.script_text);
   add(script, "arguments");
   for (const auto& word : request.script_args) add(script, word);

@@ -3,13 +3,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -80,9 +83,89 @@ void remove_module_left_loaded(const std::string& module_path) {
   if (loaded) capture({"staprun", "-d", name}, options);
 }
 
+struct Streamed {
+  std::optional<ExitStatus> staprun_status;  // when it was reaped while streaming
+  bool timed_out = false;
+};
+
+// Streams staprun's output to `events` until both pipes close, passing stops on to its group. The
+// pipes are closed on return, or on a throw.
+Streamed stream_staprun(const LocalRun& run, const LocalEvents& events, pid_t pid,
+                        const std::function<void(int)>& interrupt, std::array<int, 2> pipes) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + run.timeout;
+  std::array<pollfd, 3> fds{pollfd{pipes[0], POLLIN, 0}, pollfd{pipes[1], POLLIN, 0},
+                            pollfd{stop_fd(), POLLIN, 0}};
+  // Whatever way this returns, the pipes still open are closed.
+  struct ClosePipes {
+    std::array<pollfd, 3>& fds;
+    ~ClosePipes() {
+      for (size_t i = 0; i < 2; ++i)
+        if (fds[i].fd >= 0) ::close(fds[i].fd);
+    }
+  } close_pipes{fds};
+  int open_fds = 2;
+  bool stopped = false;
+  const auto stop_once = [&] {
+    if (!stopped) interrupt(SIGINT);
+    stopped = true;
+  };
+  Streamed streamed;
+  std::optional<ExitStatus>& staprun_status = streamed.staprun_status;
+  std::optional<Clock::time_point> staprun_ended_at;
+  while (open_fds > 0) {
+    // -x: the run ends when the process does (staprun alone would wait for a stop); looked at
+    // once a second, as is staprun's own end.
+    if (run.pid && ::kill(*run.pid, 0) != 0 && errno == ESRCH) stop_once();
+    if (run.timeout.count() > 0 && Clock::now() >= deadline && !stopped) {
+      streamed.timed_out = true;
+      stop_once();
+    }
+    // A program that outlived stapio (stopped, and stapio ended first) holds the output open:
+    // after 2 s it is stopped, after 10 s killed (it is iotap's to reap: a subreaper).
+    if (!staprun_status) staprun_status = ended(pid);
+    if (staprun_status) {
+      const auto now = Clock::now();
+      if (!staprun_ended_at) staprun_ended_at = now;
+      const auto since = now - *staprun_ended_at;
+      if (since > std::chrono::seconds(2))
+        ::kill(-pid, since > std::chrono::seconds(10) ? SIGKILL : SIGTERM);
+      while (::waitpid(-pid, nullptr, WNOHANG) > 0) {
+      }
+    }
+    int timeout_ms = 1000;
+    if (run.timeout.count() > 0 && !stopped) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, timeout_ms));
+    }
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0) continue;  // EINTR: seen next time round
+    if (fds[2].revents != 0) {
+      if (const int sig = take_stop(); sig != 0) {
+        interrupt(sig);
+        stopped = true;
+      }
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      std::array<char, 65536> buffer{};
+      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
+      if (n > 0) {
+        (i == 0 ? events.stdout_data
+                : events.stderr_data)(std::string_view(buffer.data(), static_cast<size_t>(n)));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  return streamed;
+}
+
 }  // namespace
 
-int run_local(const LocalRun& run, const LocalEvents& events) {
+LocalResult run_local(const LocalRun& run, const LocalEvents& events) {
   std::vector<std::string> argv{"staprun"};
   argv.insert(argv.end(), run.staprun_options.begin(), run.staprun_options.end());
   if (!run.command.empty()) {
@@ -101,79 +184,30 @@ int run_local(const LocalRun& run, const LocalEvents& events) {
   options.stdout_fd = out[1];
   options.stderr_fd = err[1];
   options.extra_env.push_back(stapio_preload());
-  // staprun stops the module after its end probes when it gets SIGINT, SIGTERM or SIGHUP; the
-  // -c program, stapio's child, gets the signal too, as from a terminal (a kill of iotap alone
-  // would leave it running, holding the output open). staprun has a process group of its own, so
-  // a terminal's Ctrl-C reaches iotap alone and each process gets one signal: stapio only gives
-  // up on the end probes at the third.
+  // staprun stops the module after its end probes when it gets SIGINT, SIGTERM or SIGHUP. It
+  // runs in a process group of its own, which the -c program (stapio's child) shares: a stop
+  // goes to the whole group, as a terminal's Ctrl-C would (a kill of iotap alone used to leave
+  // the program running, holding the output open). A terminal's Ctrl-C reaches iotap alone, so
+  // each process gets one signal: stapio only gives up on the end probes at the third.
   options.new_process_group = true;
   const pid_t pid = spawn(argv, options);
   ::close(out[1]);
   ::close(err[1]);
-  const auto interrupt = [pid](int sig) {
-    ::kill(pid, sig);
-    for (const pid_t child : children_of(pid)) ::kill(child, sig);
-  };
-  const auto deadline = std::chrono::steady_clock::now() + run.timeout;
-  std::array<pollfd, 3> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0},
-                            pollfd{stop_fd(), POLLIN, 0}};
-  int open_fds = 2;
-  bool stopped = false;
-  std::optional<ExitStatus> staprun_status;
-  std::optional<std::chrono::steady_clock::time_point> staprun_ended_at;
-  while (open_fds > 0) {
-    // -x: the run ends when the process does (staprun alone would wait for a stop); looked at
-    // once a second, as is staprun's own end.
-    int timeout_ms = 1000;
-    if (run.pid && !stopped && ::kill(*run.pid, 0) != 0 && errno == ESRCH) {
-      interrupt(SIGINT);
-      stopped = true;
-    }
-    // A program that outlived stapio (stopped, stapio ended first) is iotap's child now (a
-    // subreaper, util/stop_signal.h) and holds the output open: it goes, harder after 10 s.
-    if (!staprun_status) staprun_status = ended(pid);
-    if (staprun_status) {
-      const auto now = std::chrono::steady_clock::now();
-      if (!staprun_ended_at) staprun_ended_at = now;
-      const int sig = now - *staprun_ended_at > std::chrono::seconds(10) ? SIGKILL : SIGTERM;
-      for (const pid_t orphan : children_of(::getpid())) ::kill(orphan, sig);
-    }
-    if (run.timeout.count() > 0 && !stopped) {
-      const int64_t left =
-          std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   deadline - std::chrono::steady_clock::now())
-                                   .count());
-      timeout_ms = static_cast<int>(std::min<int64_t>(timeout_ms, left));
-    }
-    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
-    if (ready < 0) continue;  // EINTR: a stop signal, seen on its descriptor next time round
-    const bool deadline_passed =
-        run.timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline;
-    if (ready == 0 && deadline_passed && !stopped) {
-      interrupt(SIGINT);
-      stopped = true;
-      continue;
-    }
-    if (fds[2].revents != 0) {
-      if (const int sig = take_stop(); sig != 0) interrupt(sig);
-    }
-    for (size_t i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      std::array<char, 65536> buffer{};
-      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
-      if (n > 0) {
-        (i == 0 ? events.stdout_data
-                : events.stderr_data)(std::string_view(buffer.data(), static_cast<size_t>(n)));
-      } else if (n == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
+  // The group outlives its leader while a member lives, and its id is not reused meanwhile.
+  const auto interrupt = [pid](int sig) { ::kill(-pid, sig); };
+  Streamed streamed;
+  try {
+    streamed = stream_staprun(run, events, pid, interrupt, {out[0], err[0]});
+  } catch (...) {
+    // A sink that threw: nothing will read the output, so the module goes at once.
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);  // ECHILD when the loop had reaped it already
+    remove_module_left_loaded(run.module_path);
+    throw;
   }
-  const int status = staprun_status ? staprun_status->code : wait_for(pid).code;
+  const int status = streamed.staprun_status ? streamed.staprun_status->code : wait_for(pid).code;
   remove_module_left_loaded(run.module_path);
-  return status;
+  return {status, streamed.timed_out};
 }
 
 }  // namespace iotap

@@ -1,7 +1,8 @@
 #include "iotap/target/local_stack.h"
 
+#include <cstdio>
+
 #include "iotap/target/ssh_target.h"
-#include "iotap/util/error.h"
 #include "iotap/util/lines.h"
 #include "iotap/util/process.h"
 #include "vm/control_protocol.h"
@@ -9,24 +10,36 @@
 namespace iotap {
 namespace {
 
-// One agent request run here; its control lines (on stderr) go to `report`.
-void run_agent_request(vm::GuestReport& report, const std::vector<std::string>& request) {
+// One agent request run here; its control lines (on stderr) go to `report`. What the shell says
+// besides them is warned about, not fatal: a run without the stack or the kernel's counts still
+// reports what it traced. `after_stop`: also once iotap has been asked to stop (the counts after
+// a run Ctrl-C ended are still wanted).
+void run_agent_request(vm::GuestReport& report, const std::vector<std::string>& request,
+                       bool after_stop) {
   std::vector<std::string> argv{"sh", "-c", ssh::agent_text(), "iotap-agent"};
   argv.insert(argv.end(), request.begin(), request.end());
   SpawnOptions options;
-  options.after_stop = true;  // the counts after a run that Ctrl-C stopped are still wanted
+  options.after_stop = after_stop;
   const Captured captured = capture(argv, options);
-  if (!captured.status.ok())
-    throw UserError("reading this machine's block devices from sysfs failed: " + captured.err);
-  for_each_line(captured.err, [&report](std::string_view line) {
-    if (line.starts_with("iotap-ctl ")) report.feed(line.substr(10));
+  std::string other;
+  for_each_line(captured.err, [&](std::string_view line) {
+    if (line.starts_with("iotap-ctl ")) {
+      report.feed(line.substr(10));
+    } else if (other.empty()) {
+      other = line;
+    }
   });
+  if (!other.empty())
+    std::fprintf(stderr,
+                 "iotap: warning: reading this machine's block devices from sysfs: %s (the "
+                 "report may lack the stack or the kernel's counts)\n",
+                 other.c_str());
 }
 
 }  // namespace
 
 LocalStack::LocalStack() : report_(std::make_unique<vm::GuestReport>()) {
-  run_agent_request(*report_, {"stack"});
+  run_agent_request(*report_, {"stack"}, false);
 }
 
 LocalStack::~LocalStack() = default;
@@ -36,7 +49,7 @@ std::vector<StackDevice> LocalStack::devices() const {
 }
 
 KernelDiskStats LocalStack::after_run() {
-  run_agent_request(*report_, {"diskstats", "after"});
+  run_agent_request(*report_, {"diskstats", "after"}, true);
   return report_->kernel_stats();
 }
 

@@ -12,8 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -107,27 +105,6 @@ std::optional<ExitStatus> ended(pid_t pid) {
   if (reaped == 0) return std::nullopt;
   if (WIFSIGNALED(status)) return ExitStatus{128 + WTERMSIG(status), true};
   return ExitStatus{WEXITSTATUS(status), false};
-}
-
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat_file(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat_file, line)) continue;  // gone meanwhile
-    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; it ends at the last ')'.
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos || close + 4 >= line.size()) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    if (rest >> state >> ppid && ppid == parent && state != 'Z' && state != 'X')
-      children.push_back(static_cast<pid_t>(std::stoi(name)));
-  }
-  return children;
 }
 
 Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options) {

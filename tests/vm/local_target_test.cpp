@@ -113,6 +113,17 @@ TEST_F(LocalTargetTest, AModuleSavedHereRunsInAHostOnItsOwnKernelAndLeavesNothin
       << attached.err;
   EXPECT_EQ(leftovers(host), "");
 
+  // --timeout: the run stops as Ctrl-C would, and says it was the timeout (the recording's end
+  // line). record runs diagnose's script, so the same saved module serves.
+  const Captured cut =
+      host.ssh(iotap_ + " record -o /tmp/cut.rec --timeout 5 --target local --module " + module_ +
+               " -c 'block_hasher -d /dev/md0 -b 65536 -t 1 --direct'");
+  EXPECT_EQ(host.ssh("tail -1 /tmp/cut.rec | grep -o '\"timed_out\":true'").out,
+            "\"timed_out\":true\n")
+      << cut.err;
+  EXPECT_NE(host.ssh("sed -n 3p /tmp/cut.rec").out, "") << "no request recorded:\n" << cut.err;
+  EXPECT_EQ(leftovers(host), "");
+
   // SIGINT to iotap alone (as a script or a service manager sends it, no terminal): the end
   // probes report, the program goes too, and nothing stays.
   ASSERT_TRUE(host.ssh("(" + iotap_ + " diagnose --target local --module " + module_ +

@@ -22,7 +22,7 @@ class ModuleStampTest : public ::testing::Test {
   ModuleStampTest() { write_file(program_, "build 1"); }
   [[nodiscard]] CompileRequest request() const {
     return {"probe process(\"" + program_ + "\").mark(\"read_start\") { }\n",
-            "events.stp",
+            "/usr/share/iotap/examples/events.stp",
             "6.1.0-56-cloud-amd64",
             "",
             "/tmp/iotap-run.1",
@@ -40,6 +40,8 @@ TEST_F(ModuleStampTest, TheSameRunGetsTheSameStampWhereverItCompilesOrRuns) {
   elsewhere.work_dir = "/tmp/iotap-run.2";
   elsewhere.kernel_release = "/root/.systemtap/iotap-kernel/6.1.0-56-cloud-amd64";
   elsewhere.runtime_dir = "/usr/share/iotap/stap-runtime";
+  // iotap installed under another prefix: its script by another path, the same name.
+  elsewhere.script_name = "/opt/iotap/share/iotap/examples/events.stp";
   EXPECT_EQ(module_stamp(request()), module_stamp(elsewhere));
 }
 

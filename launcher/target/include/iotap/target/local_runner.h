@@ -36,8 +36,14 @@ std::string local_load_problem();
 // not, and what to do.
 std::string local_kernel_problem();
 
-// Runs staprun and returns its exit status. A stop signal (Ctrl-C, SIGTERM) is passed on to
-// staprun, which stops the module after its end probes; iotap waits for it.
-int run_local(const LocalRun& run, const LocalEvents& events);
+struct LocalResult {
+  int exit_status = 0;     // staprun's
+  bool timed_out = false;  // --timeout stopped it
+};
+
+// Runs staprun to its end. A stop signal (Ctrl-C, SIGTERM), --timeout or the end of -x's process
+// is passed on to staprun's process group (staprun, which stops the module after its end probes,
+// and the -c program); iotap waits for it.
+LocalResult run_local(const LocalRun& run, const LocalEvents& events);
 
 }  // namespace iotap

@@ -16,8 +16,8 @@ class GuestReport;
 
 class LocalStack {
  public:
-  // Reads the stacks, then every device's statistics before the run. Throws UserError when the
-  // shell that reads them cannot run.
+  // Reads the stacks, then every device's statistics before the run (what sh says besides them
+  // is a warning on stderr).
   LocalStack();
   ~LocalStack();
   LocalStack(const LocalStack&) = delete;

@@ -50,9 +50,6 @@ ExitStatus wait_for(pid_t pid);
 // The child's status when it has ended (and is reaped now); none while it runs.
 std::optional<ExitStatus> ended(pid_t pid);
 
-// The live processes whose parent is `parent` (read from /proc/PID/stat).
-std::vector<pid_t> children_of(pid_t parent);
-
 // Runs argv to completion with stdout and stderr captured. A stop signal (util/stop_signal.h)
 // kills the child (its whole group, with new_process_group), reaps it and throws Stopped.
 Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options = {});
