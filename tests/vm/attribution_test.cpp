@@ -106,24 +106,22 @@ TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
 
   const json attribution = run_json("attribute", stack, kWorkload);
   const double delayed_mean = device(attribution, delayed_spec)["latency_us"]["mean"];
-  double healthy_sum = 0;
   int healthy = 0;
-  for (const auto& dev : attribution["devices"]) {
-    if (dev["parent"] == "md0" && dev["spec"] == "ram") {
-      healthy_sum += dev["latency_us"]["mean"].get<double>();
-      ++healthy;
-    }
-  }
+  for (const auto& dev : attribution["devices"])
+    if (dev["parent"] == "md0" && dev["spec"] == "ram") ++healthy;
   ASSERT_GT(healthy, 0);
-  const double expected = d.delay_ms * 1000.0 + healthy_sum / healthy;
   // The guest kernel's dm-delay (6.1, HZ=250) holds bios on a jiffy timer and releases them
-  // from a workqueue, so what the device really does lies between D and a few 4 ms ticks more
-  // (measured under TCG: 5 ms -> 16 ms, 10 ms -> 18 ms, 20 ms -> 21 to 24 ms, 50 ms -> 53 ms).
-  // The measurement must land within 20% of D plus the healthy mean, or, for short delays,
-  // within three ticks of it; never below D.
-  constexpr double kThreeTicksUs = 3 * 4000.0;
+  // from a workqueue, so what the device really does lies between D and a few 4 ms ticks more,
+  // further still when a busy host slows the guest (measured under TCG: 5 ms -> 16 ms, 10 ms ->
+  // 18 ms, and 24 ms in one CI run). So the measurement is held to the delay as a floor and to
+  // the guest kernel's own account of that device over the run (its diskstats before and after)
+  // within a jiffy, not to a guess at the overshoot.
+  const json& delayed_device = device(attribution, delayed_spec);
+  const json& kernel = delayed_device["kernel_stats"];
+  ASSERT_TRUE(kernel.is_object()) << delayed_device.dump(2);
+  EXPECT_EQ(kernel["reads"], delayed_device["ios"]) << stack;
+  EXPECT_NEAR(delayed_mean, kernel["read_mean_us"].get<double>(), 4000) << stack;
   EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << stack;
-  EXPECT_LE(delayed_mean, std::max(1.2 * expected, expected + kThreeTicksUs)) << stack;
   expect_nothing_lost(attribution);
 }
 
