@@ -169,7 +169,9 @@ TargetReport local_report(const MachineFacts& facts) {
                        ? ok("kernel headers", "/lib/modules/" + facts.kernel_release + "/build")
                        : missing("kernel headers",
                                  "not installed: stap compiles the module against them",
-                                 "apt-get install linux-headers-" + facts.kernel_release));
+                                 "apt-get install linux-headers-" + facts.kernel_release +
+                                     ", or run modules saved for this kernel on a machine that "
+                                     "has them (--save-module there, --module here)"));
   checks.push_back(
       facts.local_debuginfo.empty()
           ? note("kernel debuginfo",

@@ -184,6 +184,11 @@ void check_module_options(const TargetOptions& options) {
 void check_target_options(const TargetOptions& options) {
   check_not_both_c_and_x(options);
   check_module_options(options);
+  if (!options.save_module_path.empty() && !options.stack_text.empty()) {
+    throw UserError(
+        "--stack builds md/dm devices in a guest, but --save-module makes a module for a machine "
+        "that has its own: leave --stack out (the module traces the devices it finds there)");
+  }
   if (options.target == Target::kLocal && !options.stack_text.empty()) {
     throw UserError(
         "--stack builds md/dm devices in a guest: add --target vm (on a local kernel, trace the "

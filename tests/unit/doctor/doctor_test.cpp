@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "iotap/config.h"
 
@@ -87,7 +88,7 @@ TEST(Doctor, AnAbleMachineIsReadyForBothTargetsAndSaysSo) {
 }
 
 TEST(Doctor, EachMissingPieceOfTheGuestNamesItsPackage) {
-  const Case cases[] = {
+  const std::vector<Case> cases = {
       {[](MachineFacts& f) { f.stap_version.clear(); }, "stap", "apt-get install systemtap"},
       {[](MachineFacts& f) { f.qemu_path.clear(); }, "qemu", "apt-get install qemu-system-x86"},
       {[](MachineFacts& f) { f.guest_headers = false; }, "guest kernel headers",
@@ -148,14 +149,15 @@ TEST(Doctor, AKernelWithoutModulesCannotTraceLocallyAndIsToldToUseTheGuest) {
 }
 
 TEST(Doctor, EveryLocalBlockerIsMissingWithItsOwnFix) {
-  const Case cases[] = {
+  const std::vector<Case> cases = {
       {[](MachineFacts& f) { f.modules_disabled = true; }, "kernel modules", "reboot"},
       {[](MachineFacts& f) { f.lockdown = "integrity"; }, "lockdown", "stap --sign"},
       {[](MachineFacts& f) { f.lockdown = "confidentiality"; }, "lockdown", "Secure Boot"},
       {[](MachineFacts& f) { f.uprobes = false; }, "uprobes", "CONFIG_UPROBES"},
       {[](MachineFacts& f) { f.tracepoints = false; }, "tracepoints", "CONFIG_TRACEPOINTS"},
       {[](MachineFacts& f) { f.local_headers = false; }, "kernel headers",
-       "apt-get install linux-headers-6.1.0-56-amd64"},
+       "apt-get install linux-headers-6.1.0-56-amd64, or run modules saved for this kernel on a "
+       "machine that has them (--save-module there, --module here)"},
       {[](MachineFacts& f) { f.root = false; }, "privileges", "sudo"},
       {[](MachineFacts& f) { f.staprun_path.clear(); }, "staprun", "systemtap-runtime"},
   };
