@@ -23,27 +23,22 @@ constexpr std::string_view kModuleFile = "iotap.ko";
 constexpr std::string_view kScriptPathFile = "script-path";
 constexpr std::string_view kWarningsFile = "warnings";
 
-// Each field with its length first, so that no two different field lists hash alike.
-void add(Sha256& key, std::string_view field) {
-  key.update(std::to_string(field.size())).update(":").update(field);
-}
-
 // A file by path, size and modification time (following symlinks), or as absent.
 void add_file_identity(Sha256& key, const std::string& path) {
-  add(key, path);
+  key.update_field(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    add(key, "absent");
+    key.update_field("absent");
     return;
   }
-  add(key, std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-               std::to_string(st.st_mtim.tv_nsec));
+  key.update_field(std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                   std::to_string(st.st_mtim.tv_nsec));
 }
 
 // A kernel tree's top-level entries (.config, Module.symvers, System.map, vmlinux, include, ...):
 // where each points and its size and time. A package upgrade or a new debuginfo moves them.
 void add_kernel(Sha256& key, const std::string& kernel) {
-  add(key, kernel);
+  key.update_field(kernel);
   const bool is_tree = kernel.find('/') != std::string::npos;
   const std::string tree = is_tree ? kernel : "/lib/modules/" + kernel + "/build";
   std::error_code error;
@@ -52,7 +47,7 @@ void add_kernel(Sha256& key, const std::string& kernel) {
   std::ranges::sort(entries);
   for (const auto& entry : entries) {
     std::error_code ignored;
-    if (fs::is_symlink(entry, ignored)) add(key, fs::read_symlink(entry, ignored).string());
+    if (fs::is_symlink(entry, ignored)) key.update_field(fs::read_symlink(entry, ignored).string());
     add_file_identity(key, entry.string());
   }
 }
@@ -86,30 +81,30 @@ std::vector<std::string> quoted_absolute_paths(std::string_view text) {
 
 std::string module_cache_key(const ModuleInputs& inputs) {
   Sha256 key;
-  add(key, kKeyFormat);
-  add(key, inputs.stap_version);
-  for (const auto& word : inputs.stap_argv) add(key, word);
-  add(key, "script");
-  add(key, inputs.script_name);
-  add(key, inputs.script_text);
-  add(key, inputs.path_macros);
+  key.update_field(kKeyFormat);
+  key.update_field(inputs.stap_version);
+  for (const auto& word : inputs.stap_argv) key.update_field(word);
+  key.update_field("script");
+  key.update_field(inputs.script_name);
+  key.update_field(inputs.script_text);
+  key.update_field(inputs.path_macros);
   for (const auto& dir : inputs.tapset_dirs) {
-    add(key, dir);
+    key.update_field(dir);
     for (const auto& file : files_under(dir)) {
-      add(key, file);
+      key.update_field(file);
       key.update_file((fs::path(dir) / file).string());
     }
   }
-  add(key, "runtime");
-  add(key, inputs.runtime_dir);
+  key.update_field("runtime");
+  key.update_field(inputs.runtime_dir);
   if (!inputs.runtime_dir.empty()) {
     for (const auto& file : files_under(inputs.runtime_dir))
       add_file_identity(key, inputs.runtime_dir + "/" + file);
   }
-  add(key, "kernel");
+  key.update_field("kernel");
   add_kernel(key, inputs.kernel);
   // The programs a script probes by path: stap reads their probe addresses at compile time.
-  add(key, "named files");
+  key.update_field("named files");
   std::vector<std::string> named = quoted_absolute_paths(inputs.script_text);
   for (auto& path : quoted_absolute_paths(inputs.path_macros)) named.push_back(std::move(path));
   for (const auto& word : inputs.stap_argv) {

@@ -14,11 +14,6 @@ constexpr std::string_view kPrefix = "iotap_";
 constexpr size_t kScriptDigits = 16;
 constexpr size_t kProgramDigits = 8;
 
-// Each field with its length first, so that no two different field lists hash alike.
-void add(Sha256& hash, std::string_view field) {
-  hash.update(std::to_string(field.size())).update(":").update(field);
-}
-
 bool all_hex(std::string_view text) {
   return text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
@@ -27,37 +22,37 @@ bool all_hex(std::string_view text) {
 
 ModuleStamp module_stamp(const CompileRequest& request) {
   Sha256 script;
-  add(script, kStampFormat);
+  script.update_field(kStampFormat);
   // By file name: the same iotap installed under another prefix makes the same module.
-  add(script, std::filesystem::path(request.script_name).filename().string());
-  add(script, request.script_text);
-  add(script, "arguments");
-  for (const auto& word : request.script_args) add(script, word);
-  add(script, "stap options");
-  for (const auto& word : request.stap_options) add(script, word);
+  script.update_field(std::filesystem::path(request.script_name).filename().string());
+  script.update_field(request.script_text);
+  script.update_field("arguments");
+  for (const auto& word : request.script_args) script.update_field(word);
+  script.update_field("stap options");
+  for (const auto& word : request.stap_options) script.update_field(word);
   const std::string macros = tapset_paths_text(request);
-  add(script, macros);
+  script.update_field(macros);
   // The tapsets by name within their directory and by content: the same iotap installed
   // elsewhere (a build tree here, /usr there) makes the same module.
-  add(script, "tapsets");
+  script.update_field("tapsets");
   for (const auto& dir : tapset_dirs()) {
     for (const auto& file : files_under(dir)) {
-      add(script, file);
+      script.update_field(file);
       script.update_file((std::filesystem::path(dir) / file).string());
     }
   }
 
   Sha256 programs;
-  add(programs, kStampFormat);
+  programs.update_field(kStampFormat);
   std::vector<std::string> named = quoted_absolute_paths(request.script_text);
   for (auto& path : quoted_absolute_paths(macros)) named.push_back(std::move(path));
   for (const auto& path : named) {
-    add(programs, path);
+    programs.update_field(path);
     std::error_code error;
     if (std::filesystem::is_regular_file(path, error)) {
       programs.update_file(path);
     } else {
-      add(programs, "absent");
+      programs.update_field("absent");
     }
   }
   return {script.hex().substr(0, kScriptDigits), programs.hex().substr(0, kProgramDigits)};

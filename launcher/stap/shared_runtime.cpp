@@ -27,7 +27,7 @@ std::string runtime_content_id(const std::string& runtime_dir) {
   Sha256 id;
   for (const auto& file : files) {
     if (file == kCompleteMark) continue;
-    id.update(std::to_string(file.size())).update(":").update(file);
+    id.update_field(file);
     id.update_file((fs::path(runtime_dir) / file).string());
   }
   return id.hex();

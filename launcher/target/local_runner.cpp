@@ -12,7 +12,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -88,10 +87,12 @@ struct Streamed {
   bool timed_out = false;
 };
 
-// Streams staprun's output to `events` until both pipes close, passing stops on to its group. The
-// pipes are closed on return, or on a throw.
+// Streams staprun's output to `events` until both pipes close, passing stops on to its process
+// group (the group outlives its leader while a member lives, and its id is not reused meanwhile).
+// The pipes are closed on return, or on a throw.
 Streamed stream_staprun(const LocalRun& run, const LocalEvents& events, pid_t pid,
-                        const std::function<void(int)>& interrupt, std::array<int, 2> pipes) {
+                        std::array<int, 2> pipes) {
+  const auto interrupt = [pid](int sig) { ::kill(-pid, sig); };
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + run.timeout;
   std::array<pollfd, 3> fds{pollfd{pipes[0], POLLIN, 0}, pollfd{pipes[1], POLLIN, 0},
@@ -193,11 +194,9 @@ LocalResult run_local(const LocalRun& run, const LocalEvents& events) {
   const pid_t pid = spawn(argv, options);
   ::close(out[1]);
   ::close(err[1]);
-  // The group outlives its leader while a member lives, and its id is not reused meanwhile.
-  const auto interrupt = [pid](int sig) { ::kill(-pid, sig); };
   Streamed streamed;
   try {
-    streamed = stream_staprun(run, events, pid, interrupt, {out[0], err[0]});
+    streamed = stream_staprun(run, events, pid, {out[0], err[0]});
   } catch (...) {
     // A sink that threw: nothing will read the output, so the module goes at once.
     ::kill(-pid, SIGKILL);

@@ -29,6 +29,10 @@ Sha256& Sha256::update(std::string_view bytes) {
   return *this;
 }
 
+Sha256& Sha256::update_field(std::string_view field) {
+  return update(std::to_string(field.size())).update(":").update(field);
+}
+
 Sha256& Sha256::update_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError("cannot read '" + path + "'");

@@ -16,6 +16,9 @@ class Sha256 {
   Sha256& operator=(Sha256&&) = delete;
 
   Sha256& update(std::string_view bytes);
+  // Adds one field of a list, its length first ("5:hello"), so that no two different field
+  // lists hash alike.
+  Sha256& update_field(std::string_view field);
   // Adds a file's bytes.
   Sha256& update_file(const std::string& path);
   // Adds a file by path, size and modification time (seconds; symlinks followed): how a cache
