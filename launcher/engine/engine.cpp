@@ -54,6 +54,7 @@ struct Engine::Impl {
         remaps(stack),
         sorter(options.reorder_window_ns, options.reorder_window_events),
         request_source(options.requests),
+        request_provider(options.request_provider),
         other_line(options.other_line),
         finished_request(options.finished_request) {}
 
@@ -177,6 +178,7 @@ struct Engine::Impl {
     result.events = events;
     result.span_ns = events > 0 && last_ts > first_ts ? last_ts - first_ts : 0;
     result.request_source = request_source;
+    result.request_provider = request_provider;
     result.requests = latency_of(attribution.latency());
     result.request_errors = attribution.errors();
     result.request_kinds = attribution.kinds();
@@ -240,6 +242,7 @@ struct Engine::Impl {
   uint64_t unmatched_read_ends = 0;
   uint64_t requests_elsewhere = 0;
   RequestSource request_source;
+  std::string request_provider;
   std::function<void(std::string_view)> other_line;
   std::function<void(const FinishedRequest&)> finished_request;
   bool usdt_direct = false;  // RB: block_hasher reads with O_DIRECT

@@ -1,7 +1,6 @@
 #include "iotap/recording/pace.h"
 
 #include <charconv>
-#include <cmath>
 #include <system_error>
 
 namespace iotap::recording {
@@ -13,7 +12,7 @@ std::optional<Pace> parse_pace(const std::string& text) {
     double speed = 0;
     const char* end = text.data() + text.size();
     const auto [stop, ec] = std::from_chars(text.data() + 1, end, speed);
-    if (ec == std::errc() && stop == end && std::isfinite(speed) && speed > 0)
+    if (ec == std::errc() && stop == end && speed >= kSlowestPace && speed <= kFastestPace)
       return Pace{.speed = speed};
   }
   return std::nullopt;

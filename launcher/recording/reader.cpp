@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -37,9 +38,16 @@ class Lines {
     return true;
   }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw FormatError(std::string(name_) + ": byte " + std::to_string(line_start_) + " (line " +
-                      std::to_string(line_number_) + "): " + what);
+  // Where the current line is, to name it again after later lines have been read.
+  struct Position {
+    size_t byte = 0, line = 0;
+  };
+  [[nodiscard]] Position position() const { return {line_start_, line_number_}; }
+
+  [[noreturn]] void fail(const std::string& what) const { fail_at(position(), what); }
+  [[noreturn]] void fail_at(Position where, const std::string& what) const {
+    throw FormatError(std::string(name_) + ": byte " + std::to_string(where.byte) + " (line " +
+                      std::to_string(where.line) + "): " + what);
   }
   [[noreturn]] void fail_at_end(const std::string& what) const {
     throw FormatError(std::string(name_) + ": byte " + std::to_string(text_.size()) + ": " + what);
@@ -132,6 +140,20 @@ Request parse_request(const Lines& lines, std::string_view line) {
   r.direct = words[8] == "1";
   if (!is_call(words[9])) bad(9, "a system call's name");
   r.call = std::string(words[9]);
+  // Each field parsed; together they must still describe a request that could have happened.
+  // Wrapped sums would otherwise reach the replayer's pacing and the reports as nonsense (a p99
+  // of 2^64 ns, offsets scaled by zero).
+  if (r.latency_ns > std::numeric_limits<uint64_t>::max() - r.start_ns)
+    lines.fail("START + LATENCY (" + std::to_string(r.start_ns) + " + " +
+               std::to_string(r.latency_ns) +
+               " ns) is past the last time a recording can hold (2^64 ns)");
+  constexpr auto kLastOffset = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (r.offset > kLastOffset || r.size > kLastOffset - r.offset)
+    lines.fail("OFFSET + SIZE (" + std::to_string(r.offset) + " + " + std::to_string(r.size) +
+               " bytes) is past the last byte a file can have (2^63 - 1)");
+  if (r.result > 0 && static_cast<uint64_t>(r.result) > r.size)
+    lines.fail("RESULT " + std::to_string(r.result) + " is more bytes than the " +
+               std::to_string(r.size) + " its SIZE asked for");
   return r;
 }
 
@@ -149,6 +171,8 @@ Recording parse(std::string_view text, std::string_view name) {
     lines.fail("this iotap reads '" + magic + "', not " + shown(line) +
                " (a newer iotap wrote it?)");
   Recording recording;
+  uint64_t last_end_ns = 0;  // the latest START + LATENCY, and the line that has it
+  Lines::Position last_end;
   if (!lines.next(line)) lines.fail_at_end("the recording ends before its header line");
   recording.header_line = object_after(lines, line, "header");
   while (true) {
@@ -158,12 +182,24 @@ Recording parse(std::string_view text, std::string_view name) {
                         " requests: it was cut short (iotap record killed, or a full disk)");
     if (line.starts_with("end ")) break;
     recording.requests.push_back(parse_request(lines, line));
+    const Request& r = recording.requests.back();
+    if (r.start_ns + r.latency_ns >= last_end_ns) {
+      last_end_ns = r.start_ns + r.latency_ns;
+      last_end = lines.position();
+    }
   }
   recording.end_line = object_after(lines, line, "end");
   const Json count = recording.end().value("requests", Json());
   if (!count.is_number_unsigned() || count.get<uint64_t>() != recording.requests.size())
     lines.fail("the end line counts " + count.dump() + " requests; the recording holds " +
                std::to_string(recording.requests.size()));
+  // iotap record's duration_ns is the latest START + LATENCY; a request ending after it was
+  // changed by hand (or the end line was).
+  if (const Json duration = recording.end().value("duration_ns", Json());
+      duration.is_number_unsigned() && last_end_ns > duration.get<uint64_t>())
+    lines.fail_at(last_end, "this request ends at " + std::to_string(last_end_ns) +
+                                " ns (START + LATENCY), after the end line's duration_ns " +
+                                duration.dump() + ": the requests and the end line disagree");
   if (lines.next(line)) lines.fail("text after the end line: " + shown(line));
   return recording;
 }

@@ -10,6 +10,12 @@ namespace {
 // Requests are handed to the sink in chunks of about this size: few writes, flat memory.
 constexpr size_t kChunkBytes = size_t{64} * 1024;
 
+// A header or end line's object. Bytes that are not UTF-8 (a -c command may hold any) become
+// U+FFFD instead of making dump() throw after a whole run.
+std::string one_line(const Json& object) {
+  return object.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string format_line(const Request& request) {
@@ -34,7 +40,7 @@ std::string format_line(const Request& request) {
 
 Writer::Writer(Sink sink, const Json& header) : sink_(std::move(sink)) {
   buffer_ =
-      std::string(kMagic) + " " + std::to_string(kVersion) + "\nheader " + header.dump() + "\n";
+      std::string(kMagic) + " " + std::to_string(kVersion) + "\nheader " + one_line(header) + "\n";
   flush();  // at once: a recording cut short still says what it was of
 }
 
@@ -47,7 +53,7 @@ void Writer::add(const Request& request) {
 
 void Writer::finish(Json end) {
   end["requests"] = requests_;
-  buffer_ += "end " + end.dump() + "\n";
+  buffer_ += "end " + one_line(end) + "\n";
   flush();
 }
 

@@ -53,6 +53,7 @@ Json json(const engine::Result& r, std::string_view why) {
                      {"without_block_io", k.without_block_io},
                      {"latency_us", latency_us(k.latency)}});
   out["requests"] = {{"source", engine::to_string(r.request_source)},
+                     {"provider", name_or_null(r.request_provider)},
                      {"count", r.requests.count},
                      {"errors", r.request_errors},
                      {"without_block_io", r.requests_without_block_io},

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -37,21 +38,38 @@ std::string latency_text(const Latency& l) {
          us(l.p99_us) + ", max " + us(l.max_us);
 }
 
-// USDT: one line for block_hasher's reads. System calls: a line for all, a row per kind.
+// Requests named by a program's USDT probes that are all reads (block_hasher's): the reports
+// call them reads. A replay's writes and flushes come through USDT probes too.
+bool usdt_reads_only(const Result& r) {
+  return r.request_source == engine::RequestSource::usdt &&
+         std::ranges::all_of(r.request_kinds,
+                             [](const engine::RequestKind& k) { return k.op == "read"; });
+}
+
+std::string usdt_probes_of(const Result& r) {
+  return (r.request_provider.empty() ? std::string("the program") : r.request_provider) +
+         "'s USDT probes";
+}
+
+// USDT reads: one line. Otherwise (system calls, a replay's writes and flushes): a line for
+// all, a row per kind.
 std::string requests_lines(const Result& r) {
   const Latency& l = r.requests;
-  if (r.request_source == engine::RequestSource::usdt) {
-    std::string text = "reads: " + plural(l.count, "read", "reads") +
-                       " (block_hasher's USDT probes), " +
-                       plural(r.request_errors, "error", "errors");
+  if (usdt_reads_only(r)) {
+    std::string text = "reads: " + plural(l.count, "read", "reads") + " (" + usdt_probes_of(r) +
+                       "), " + plural(r.request_errors, "error", "errors");
     if (l.count > 0) text += "; latency us: " + latency_text(l);
     if (r.requests_without_block_io > 0)
       text += "; " + std::to_string(r.requests_without_block_io) + " reached no device";
     return text + "\n";
   }
-  std::string text = "requests: " + plural(l.count, "system call", "system calls") +
-                     " on the stack (read, write, fsync and their kin), " +
-                     plural(r.request_errors, "error", "errors");
+  std::string text =
+      "requests: " +
+      (r.request_source == engine::RequestSource::usdt
+           ? plural(l.count, "request", "requests") + " (" + usdt_probes_of(r) + "), "
+           : plural(l.count, "system call", "system calls") +
+                 " on the stack (read, write, fsync and their kin), ") +
+      plural(r.request_errors, "error", "errors");
   if (l.count > 0) text += "; latency us: " + latency_text(l);
   text += "\n";
   if (r.request_kinds.empty()) return text;
@@ -182,7 +200,8 @@ std::string verdict_lines(const Result& r, std::string_view why) {
               plural(s.slowest_requests, "request", "requests") + ")";
     text += "\n";
   }
-  if (r.slow_members.empty()) text += "verdict: no slow member\n";
+  // A failing member is the verdict then: "no slow member" above it would read as healthy.
+  if (r.slow_members.empty() && r.failing_members.empty()) text += "verdict: no slow member\n";
   for (const auto& f : r.failing_members) {
     text += "verdict: failing member " + f.name;
     if (!f.spec.empty()) text += " = " + f.spec;
@@ -245,7 +264,7 @@ std::string remap_lines(const Result& r) {
 
 std::string waterfalls(const Result& r) {
   const bool usdt = r.request_source == engine::RequestSource::usdt;
-  std::string text = usdt ? "slowest reads:\n" : "slowest requests:\n";
+  std::string text = usdt_reads_only(r) ? "slowest reads:\n" : "slowest requests:\n";
   for (const auto& w : r.slowest) {
     text += "  " + w.call + " " + std::to_string(w.request_id) + (usdt ? " (thread " : " (tid ") +
             std::to_string(w.thread) + ", offset " + std::to_string(w.offset) + ", " +
@@ -292,7 +311,8 @@ std::string verdict_status_sentence(const Result& result) {
                     "io_uring, aio, mmap): the members were compared on block I/O alone, and no "
                     "request's time is attributed";
     case engine::VerdictStatus::no_block_io:
-      return usdt ? plural(requests, "read", "reads") +
+      return usdt ? (usdt_reads_only(result) ? plural(requests, "read", "reads")
+                                             : plural(requests, "request", "requests")) +
                         " seen through the program's USDT probes, but no block I/O: none reached "
                         "a device (served from the page cache, or not from the stack's device?)"
                   : plural(requests, "system call", "system calls") +

@@ -36,6 +36,7 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
   std::vector<std::string> early_warnings;
   engine::Options engine_options{slowest};
   engine_options.requests = source.source;
+  engine_options.request_provider = source.provider;
   engine_options.other_line = program_line_printer(options);
   engine_options.finished_request = hooks.finished;
   engine_options.finished_bio = hooks.finished_bio;

@@ -220,7 +220,9 @@ int run_fleet(std::string_view verb, std::span<const std::string> args,
     outcomes.push_back(std::move(outcome));
   }
   if (json) {
-    out.write(fleet_json(verb, outcomes).dump(2) + "\n");
+    out.write(
+        fleet_json(verb, outcomes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+        "\n");
   } else {
     std::string text;
     for (const auto& outcome : outcomes) {

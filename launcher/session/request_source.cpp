@@ -47,11 +47,11 @@ ChosenSource choose_request_source(const std::string& program, std::string_view 
     return {engine::RequestSource::usdt,
             "following " + name +
                 "'s replayed requests through its USDT probes (request_start, request_done)",
-            "replay_events.stp"};
+            "replay_events.stp", provider};
   if (known)
     return {engine::RequestSource::usdt,
             "following " + name + "'s reads through its USDT probes (read_start, read_done)",
-            "events.stp"};
+            "events.stp", provider};
   return {engine::RequestSource::syscall,
           "following " + name + "'s I/O system calls (it has no USDT probes iotap knows)",
           "syscall_events.stp"};

@@ -15,6 +15,7 @@
 #include "iotap/interval/skipped_probes.h"
 #include "iotap/report/overhead.h"
 #include "iotap/session/program_output.h"
+#include "iotap/session/request_source.h"
 #include "iotap/session/traced_program.h"
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/hit_report.h"
@@ -58,10 +59,12 @@ std::shared_ptr<const symbols::KernelSymbols> local_kernel_symbols() {
   return std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(text));
 }
 
-// The block_hasher tapset probes the traced program when it is a block_hasher (wherever it
-// lives); otherwise compile_module's default, the workload next to iotap.
-std::string traced_block_hasher(const std::optional<std::string>& exe) {
-  if (exe && std::filesystem::path(*exe).filename() == "block_hasher") return *exe;
+// A tapset probes the traced program itself when it has the tapset's provider's probes,
+// wherever it lives and whatever it is called (a copy of block_hasher named bh2 is followed,
+// not the workload next to iotap); otherwise compile_module's default, the workload next to
+// iotap.
+std::string traced_program_with(const std::optional<std::string>& exe, std::string_view provider) {
+  if (exe && known_usdt_provider(*exe) == provider) return *exe;
   return "";
 }
 
@@ -341,9 +344,10 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                runtime_dir,
                                work.path(),
                                script.args,
-                               traced_block_hasher(prepared.markers.exe),
+                               traced_program_with(prepared.markers.exe, "block_hasher"),
                                stap::compile_words(script.stap_options),
                                stap::module_cache_dir(data_paths().cache + "/modules")};
+  request.io_replayer_exe = traced_program_with(prepared.markers.exe, "io_replayer");
   if (!options.module_path.empty()) return saved_module(request, options, work, sinks);
   if (saving) request.module_name = stap::stamped_module_name(stap::module_stamp(request));
   const std::string key = stap::module_key(request);

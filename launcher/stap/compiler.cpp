@@ -58,7 +58,9 @@ std::string tapset_paths_text(const CompileRequest& request) {
   const std::string exe = request.block_hasher_exe.empty()
                               ? data_paths().workloads + "/block_hasher/block_hasher"
                               : request.block_hasher_exe;
-  const std::string replayer = data_paths().workloads + "/io_replayer/io_replayer";
+  const std::string replayer = request.io_replayer_exe.empty()
+                                   ? data_paths().workloads + "/io_replayer/io_replayer"
+                                   : request.io_replayer_exe;
   return "@define block_hasher_exe %( \"" + string_literal_body(exe) + "\" %)\n" +
          "@define io_replayer_exe %( \"" + string_literal_body(replayer) + "\" %)\n";
 }

@@ -44,7 +44,7 @@ recorded gap| between each thread's consecutive requests, start to start.
   --pace recorded   each request at its recorded time from the start (default); a thread whose
                     previous request ends later (a slower stack) issues at once
   --pace fast       each request as soon as its thread's previous one ends (no pacing error)
-  --pace xN         recorded times divided by N: x2 twice as fast, x0.5 half as fast
+  --pace xN         recorded times divided by N (0.001 to 1000): x2 twice as fast, x0.5 half
 With --target vm the replay writes what the recording wrote, to the devices iotap built; with
 --target local it needs --device and, for a recording that writes, --allow-writes.
 

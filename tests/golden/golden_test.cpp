@@ -33,6 +33,8 @@ engine::Result run(const std::string& name, size_t chunk = kChunk) {
   const Trace trace = load_trace(kDir + "/traces/" + name + ".json");
   engine::Options o = options();
   if (trace.script.ends_with("/syscall_events.stp")) o.requests = engine::RequestSource::syscall;
+  if (trace.script.ends_with("/events.stp") && !trace.script.ends_with("syscall_events.stp"))
+    o.request_provider = "block_hasher";  // as attribution_run sets it for events.stp
   return run_trace(trace, o, chunk);
 }
 

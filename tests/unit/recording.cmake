@@ -30,7 +30,7 @@ iotap_cli_test(cli_replay_missing_recording 2
   "^iotap: cannot read the recording /no/such.rec: No such file or directory\n$"
   replay /no/such.rec --target vm --stack "raid0(ram*2)")
 iotap_cli_test(cli_replay_bad_pace 2
-  "^iotap: --pace must be recorded, fast or xN \\(N > 0: x2 twice as fast, x0.5 half as fast\\), not 'x0'\n$"
+  "^iotap: --pace must be recorded, fast or xN \\(N from 0.001 to 1000: x2 twice as fast, x0.5 half as fast\\), not 'x0'\n$"
   replay /no/such.rec --pace x0 --target vm --stack "raid0(ram*2)")
 iotap_cli_test(cli_replay_local_needs_a_device 2
   "^iotap: iotap replay --target local needs --device DEV: the device \\(or file\\) to replay on\n$"
@@ -51,3 +51,20 @@ iotap_cli_test(cli_compare_not_json 2
 iotap_cli_test(cli_compare_not_an_attribution 2
   "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\) nor a recording\n$"
   compare "${CMAKE_CURRENT_BINARY_DIR}/run.json" "${CMAKE_CURRENT_BINARY_DIR}/run.json")
+
+# issue 27: numbers that parse but cannot be right are refused before anything is compiled or
+# booted, not carried into the replay (a pacing error of 3.4e30 us, a p99 of 2^64 ns, offsets
+# scaled by 0.0000).
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/wraps.rec"
+  "iotap-recording 1\nheader {}\n18446744073709551615 0 R 0 4096 4096 9 9:0 1 read\nend {\"requests\":1}\n")
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/past_offsets.rec"
+  "iotap-recording 1\nheader {}\n0 0 R 9223372036854775807 1048576 1048576 9 9:0 1 read\nend {\"requests\":1}\n")
+iotap_cli_test(cli_replay_pace_out_of_range 2
+  "^iotap: --pace must be recorded, fast or xN \\(N from 0.001 to 1000: x2 twice as fast, x0.5 half as fast\\), not 'x1e-300'\n$"
+  replay /no/such.rec --pace x1e-300 --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_recording_time_wraps 2
+  "^iotap: [^\n]*/wraps.rec: byte 28 \\(line 3\\): START \\+ LATENCY \\(18446744073709551615 \\+ 9 ns\\) is past the last time a recording can hold \\(2\\^64 ns\\) \\(iotap replay takes what iotap record wrote\\)\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/wraps.rec" --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_recording_offset_past_files 2
+  "^iotap: [^\n]*/past_offsets.rec: byte 28 \\(line 3\\): OFFSET \\+ SIZE \\(9223372036854775807 \\+ 1048576 bytes\\) is past the last byte a file can have \\(2\\^63 - 1\\) \\(iotap replay takes what iotap record wrote\\)\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/past_offsets.rec" --target vm --stack "raid0(ram*2)")

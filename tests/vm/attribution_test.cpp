@@ -207,6 +207,31 @@ TEST_F(AttributionTest, AFailingMemberCountsErrorsAndTheRunFinishes) {
     }
   }
   EXPECT_EQ(result["requests"]["count"], 16);
+  EXPECT_EQ(result["requests"]["provider"], "block_hasher");
+  expect_nothing_lost(result);
+}
+
+// The program that runs is the one probed, whatever it is called: a copy of block_hasher named
+// bh2 outside the build tree carries block_hasher's probes, so its reads are followed (the
+// module used to probe the build tree's block_hasher, which never ran: 0 reads, "no slow
+// member").
+TEST_F(AttributionTest, ACopyOfBlockHasherUnderAnotherNameIsTheProgramProbed) {
+  const TempDir dir("iotap-renamed-program");
+  const std::string copy = dir.path() + "/bh2";
+  std::filesystem::copy_file(BLOCK_HASHER, copy);
+  const auto run = run_iotap(
+      {"diagnose", "--json", "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 20ms))", "-c",
+       copy + " -d __DEV__ -b 1048576 -t 4 -n 32 --direct"},
+      tmp_.path());
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  EXPECT_NE(run.err.find("following bh2's reads through its USDT probes"), std::string::npos)
+      << run.err;
+  const json result = json::parse(run.out);
+  EXPECT_EQ(result["requests"]["source"], "usdt");
+  EXPECT_EQ(result["requests"]["count"], 32) << result["requests"].dump();
+  if (const json* slow = the_slow_member(result)) {
+    EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)");
+  }
   expect_nothing_lost(result);
 }
 

@@ -266,6 +266,19 @@ TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNa
       << against_recording.out;
 }
 
+// -c may hold any byte: a file name that is not UTF-8 is recorded (the header's command with
+// U+FFFD in its place), not an internal error after the guest ran (issue 27: exit 70).
+TEST_F(RecordTest, ACommandThatIsNotUtf8IsRecorded) {
+  const std::string out = files_.path() + "/bytes.rec";
+  const recording::Recording rec =
+      record({"--target", "vm", "--stack", "raid0(ram*2)", "-c",
+              "dd if=__DEV__ of=/copy\xff bs=64k count=8 iflag=direct"},
+             out);
+  EXPECT_EQ(rec.header()["command"],
+            "dd if=__DEV__ of=/copy\xEF\xBF\xBD bs=64k count=8 iflag=direct");
+  EXPECT_EQ(rec.end()["reads"], 8) << rec.end_line;
+}
+
 // A writing program's recording replays its writes and its fsync on a stack iotap built.
 TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
   const std::string out = files_.path() + "/dd.rec";
@@ -285,12 +298,22 @@ TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
   for (const auto& k : r["requests"]["kinds"]) kinds[k["op"]] = k["count"];
   EXPECT_EQ(kinds["write"], 32U) << r["requests"].dump();
   EXPECT_EQ(kinds["flush"], 1U) << r["requests"].dump();
+  EXPECT_EQ(r["requests"]["provider"], "io_replayer");
   // Both legs of the mirror took every write.
   for (const auto& device : r["devices"]) {
     if (device["parent"] == "md0") {
       EXPECT_GE(device["bytes"].get<uint64_t>(), 32U * 65536) << device.dump();
     }
   }
+  // The text says what was replayed: writes and a flush, not "33 reads (block_hasher's ...)".
+  const Captured text =
+      run_iotap({"replay", out, "--target", "vm", "--stack", "raid1(ram*2)"}, tmp_.path());
+  ASSERT_EQ(text.status.code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with("requests: 33 requests (io_replayer's USDT probes), 0 errors"))
+      << text.out;
+  EXPECT_EQ(text.out.find("reads:"), std::string::npos) << text.out;
+  EXPECT_EQ(lines_starting_with(text.out, "write").size(), 1U) << text.out;
+  EXPECT_EQ(lines_starting_with(text.out, "flush").size(), 1U) << text.out;
 }
 
 }  // namespace

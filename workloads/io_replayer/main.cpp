@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     if (plan.scale < 1) {
       std::fprintf(stderr,
                    "io_replayer: warning: the recording spans %llu bytes and %s holds %llu: "
-                   "offsets scaled by %.4f (to %llu-byte boundaries)\n",
+                   "offsets scaled by %.4g (to %llu-byte boundaries)\n",
                    static_cast<unsigned long long>(plan.span), options.device.c_str(),
                    static_cast<unsigned long long>(device.size_bytes()), plan.scale,
                    static_cast<unsigned long long>(kScaledAlignment));

@@ -19,7 +19,7 @@ std::string usage() {
          "      --pace recorded   each request at its recorded time from the start (default); a\n"
          "                        thread whose previous request ends later issues at once\n"
          "      --pace fast       each request as soon as its thread's previous one ends\n"
-         "      --pace xN         recorded times divided by N (x2: twice as fast, x0.5: half)\n"
+         "      --pace xN         recorded times divided by N, 0.001 to 1000 (x2: twice as fast)\n"
          "      --allow-writes    replay the recording's writes (they overwrite DEVICE); without\n"
          "                        it a recording that writes is refused\n"
          "      --json            print one JSON object instead of text\n"

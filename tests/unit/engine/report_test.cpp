@@ -35,6 +35,7 @@ Result incident_like() {
   s.raw("thread 0: 8 blocks");
   Options options;
   options.slowest = 2;
+  options.request_provider = "block_hasher";
   return run(stack, s.text(), options);
 }
 
@@ -122,6 +123,41 @@ TEST(Report, TextReadsAtAGlance) {
       << text;
   EXPECT_NE(text.find("slowest reads:\n  read "), std::string::npos) << text;
   EXPECT_EQ(report::text(incident_like(), false).find("slowest reads"), std::string::npos);
+}
+
+// A replay's requests come through io_replayer's USDT probes and are what the recording held:
+// 64 writes and a flush are not "65 reads (block_hasher's USDT probes)" (issue 27). A failing
+// member is the verdict, with no "no slow member" before it.
+TEST(Report, UsdtRequestsOtherThanReadsAreNamedByKindAndByTheirProvider) {
+  Result r;
+  r.request_source = RequestSource::usdt;
+  r.request_provider = "io_replayer";
+  r.requests.count = 65;
+  RequestKind writes;
+  writes.op = "write";
+  writes.count = 64;
+  RequestKind flushes;
+  flushes.op = "flush";
+  flushes.count = 1;
+  r.request_kinds = {writes, flushes};
+  r.failing_members = {FailingMember{
+      .name = "dm-0", .spec = "error(ram)", .parent = "md0", .ios = 64, .errors = 64}};
+  DeviceResult failing;
+  failing.name = "dm-0";
+  failing.ios = 64;
+  failing.errors = 64;
+  r.devices = {failing};
+  const std::string text = report::text(r, true);
+  EXPECT_TRUE(text.starts_with("requests: 65 requests (io_replayer's USDT probes), 0 errors"))
+      << text;
+  EXPECT_EQ(text.find("reads"), std::string::npos) << text;
+  EXPECT_NE(text.find("  write "), std::string::npos) << text;
+  EXPECT_NE(text.find("  flush "), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: failing member dm-0 = error(ram) in md0: 64 of 64 ios failed"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("no slow member"), std::string::npos) << text;
+  EXPECT_EQ(report::json(r)["requests"]["provider"], "io_replayer");
 }
 
 TEST(Report, KernelMeanColumnOnlyWithKernelStats) {

@@ -160,5 +160,68 @@ TEST(RecordingFormat, TheEndLinesCountMustMatchAndNothingMayFollowIt) {
   EXPECT_TRUE(empty.requests.empty());
 }
 
+// `iotap record -c` holds whatever bytes the user typed; the header still writes (issue 27: it
+// threw "invalid UTF-8 byte" after a whole guest run, exit 70), with U+FFFD in their place.
+TEST(RecordingFormat, ACommandThatIsNotUtf8IsWrittenWithReplacementCharacters) {
+  std::string out;
+  Writer writer([&](std::string_view bytes) { out += bytes; },
+                Json{{"command", "block_hasher -d x \xff\xfe"}});
+  writer.add(a_read(0, 0));
+  writer.finish(Json{{"note", "\xc3"}});
+  const Recording recording = parse(out, "rec");
+  EXPECT_EQ(recording.header()["command"], "block_hasher -d x \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(recording.end()["note"], "\xEF\xBF\xBD");
+  EXPECT_EQ(recording.requests.size(), 1U);
+}
+
+// Each field a number in range, yet together no request that could have happened: refused
+// with the line, not carried into the replayer's pacing and the reports as wrapped sums.
+TEST(RecordingFormat, FieldsThatCannotBeRightTogetherAreRefused) {
+  const std::string whole = written({a_read(0, 0), a_read(5, 1)});
+  const size_t second = whole.find("5 1 R");
+  const auto with_second = [&](const std::string& line) {
+    std::string text = whole;
+    const size_t end = text.find('\n', second);
+    text.replace(second, end - second, line);
+    return error_of(text);
+  };
+  const std::string at = "rec: byte " + std::to_string(second) + " (line 4): ";
+  EXPECT_EQ(with_second("18446744073709551615 1 R 0 512 512 9 253:0 1 read"),
+            at + "START + LATENCY (18446744073709551615 + 9 ns) is past the last time a "
+                 "recording can hold (2^64 ns)");
+  EXPECT_EQ(with_second("5 1 R 9223372036854775807 1048576 1048576 9 253:0 1 read"),
+            at + "OFFSET + SIZE (9223372036854775807 + 1048576 bytes) is past the last byte a "
+                 "file can have (2^63 - 1)");
+  EXPECT_EQ(with_second("5 1 R 9223372036854775808 0 0 9 253:0 1 read"),
+            at + "OFFSET + SIZE (9223372036854775808 + 0 bytes) is past the last byte a file can "
+                 "have (2^63 - 1)");
+  EXPECT_EQ(with_second("5 1 R 0 512 4096 9 253:0 1 read"),
+            at + "RESULT 4096 is more bytes than the 512 its SIZE asked for");
+  // The last byte a file can have, and a failed call's -errno, are fine.
+  std::string edge = whole;
+  edge.replace(second, edge.find('\n', second) - second,
+               "5 1 R 9223372036854774783 1024 -5 9 253:0 1 read");
+  EXPECT_EQ(parse(edge, "rec").requests.size(), 2U);
+}
+
+// iotap record's duration_ns is the latest START + LATENCY: a request ending after it means the
+// lines were changed by hand, and the one that ends last is named.
+TEST(RecordingFormat, ARequestEndingAfterTheRecordingsDurationIsRefused) {
+  std::string out;
+  Writer writer([&](std::string_view bytes) { out += bytes; }, Json::object());
+  writer.add(a_read(0, 0));              // ends at 5'123'456
+  writer.add(a_read(1'000'000'000, 1));  // ends at 1'005'123'456
+  writer.add(a_read(7, 0));
+  writer.finish(Json{{"duration_ns", 1'005'123'455}});
+  const size_t second = out.find("1000000000 1 R");
+  EXPECT_EQ(error_of(out), "rec: byte " + std::to_string(second) +
+                               " (line 4): this request ends at 1005123456 ns (START + LATENCY), "
+                               "after the end line's duration_ns 1005123455: the requests and the "
+                               "end line disagree");
+  std::string exact = out;
+  exact.replace(exact.find("1005123455"), 10, "1005123456");
+  EXPECT_EQ(parse(exact, "rec").requests.size(), 3U);
+}
+
 }  // namespace
 }  // namespace iotap::recording

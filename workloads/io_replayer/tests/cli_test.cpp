@@ -110,7 +110,7 @@ TEST_F(ReplayerCli, ASmallerFileGetsScaledOffsetsAndAWarning) {
       replay({"-r", recording_, "-d", data_, "--allow-writes", "--pace", "fast", "--json"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_NE(run.err.find("io_replayer: warning: the recording spans 1048576 bytes and " + data_ +
-                         " holds 262144: offsets scaled by 0.2500 (to 4096-byte boundaries)"),
+                         " holds 262144: offsets scaled by 0.25 (to 4096-byte boundaries)"),
             std::string::npos)
       << run.err;
   EXPECT_EQ(nlohmann::json::parse(run.out)["errors"], 0);

@@ -40,11 +40,19 @@ TEST(ReplayerOptions, BadInputIsOneLineSayingWhatToDo) {
   EXPECT_EQ(error_of({"io_replayer", "--bogus"}),
             "unknown option '--bogus' (see io_replayer --help)");
   const std::string pace_error =
-      "--pace must be recorded, fast or xN (N > 0: x2 twice as fast, x0.5 half as fast), not ";
+      "--pace must be recorded, fast or xN (N from 0.001 to 1000: x2 twice as fast, x0.5 half as "
+      "fast), not ";
   EXPECT_EQ(error_of({"io_replayer", "--pace", "x0"}), pace_error + "'x0'");
   EXPECT_EQ(error_of({"io_replayer", "--pace", "x-1"}), pace_error + "'x-1'");
   EXPECT_EQ(error_of({"io_replayer", "--pace", "slow"}), pace_error + "'slow'");
   EXPECT_EQ(error_of({"io_replayer", "--pace", "xinf"}), pace_error + "'xinf'");
+  // Numbers, but no pace a replay can keep: one gap stretched past any run's length, or every
+  // gap shrunk below what one request takes.
+  EXPECT_EQ(error_of({"io_replayer", "--pace", "x1e-300"}), pace_error + "'x1e-300'");
+  EXPECT_EQ(error_of({"io_replayer", "--pace", "x0.0009"}), pace_error + "'x0.0009'");
+  EXPECT_EQ(error_of({"io_replayer", "--pace", "x1001"}), pace_error + "'x1001'");
+  EXPECT_EQ(pace_name(parse_pace("x0.001")), "x0.001");
+  EXPECT_EQ(pace_name(parse_pace("x1000")), "x1000");
 }
 
 }  // namespace

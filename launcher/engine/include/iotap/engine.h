@@ -68,6 +68,9 @@ struct FinishedBio {
 struct Options {
   size_t slowest = 0;  // waterfalls kept for the N slowest requests
   RequestSource requests = RequestSource::usdt;
+  // Whose USDT probes name the requests ("block_hasher", "io_replayer"): the reports say so.
+  // Empty: "the program's".
+  std::string request_provider = {};
   uint64_t reorder_window_ns = 50'000'000;  // events are held this long (in event time) ...
   size_t reorder_window_events = 65'536;    // ... or until this many are held, to be merged
   // Optional. Each line of the stream that is neither an event nor the header: the traced
@@ -202,6 +205,7 @@ struct RemapCheck {
 
 struct Result {
   RequestSource request_source = RequestSource::usdt;
+  std::string request_provider;            // Options::request_provider
   Latency requests;                        // every request, whatever its kind
   uint64_t request_errors = 0;             // requests that returned -errno
   std::vector<RequestKind> request_kinds;  // read, write, flush: those seen

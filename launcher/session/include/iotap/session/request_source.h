@@ -12,8 +12,9 @@ namespace iotap::verbs {
 
 struct ChosenSource {
   engine::RequestSource source = engine::RequestSource::syscall;
-  std::string why;     // for the status line: "dd has no USDT probes iotap knows"
-  std::string script;  // the example that prints them: "events.stp", "replay_events.stp", ...
+  std::string why;         // for the status line: "dd has no USDT probes iotap knows"
+  std::string script;      // the example that prints them: "events.stp", "replay_events.stp", ...
+  std::string provider{};  // whose USDT probes: "block_hasher", "io_replayer"; empty: syscall
 };
 
 // `program`: the traced program's host path ("" when unknown); `asked`: --requests's value, ""

@@ -28,6 +28,9 @@ struct CompileRequest {
   std::string module_cache_dir{};
   // stap -m: "iotap", or a stamped name for a module made for another machine (module_stamp.h).
   std::string module_name = "iotap";
+  // The io_replayer binary the io_replayer tapset probes (@io_replayer_exe), as
+  // block_hasher_exe. Last, so that positional initialisers of the fields above stay valid.
+  std::string io_replayer_exe{};
 };
 
 struct CompiledModule {
