@@ -2,6 +2,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -61,11 +62,30 @@ class Lines {
   size_t line_number_ = 0;
 };
 
+// A byte of the file as a message shows it: printable ASCII as itself, others escaped (\r, \t,
+// \xff), so that what differs is seen (a CR line end once read "not 'iotap-recording 1'") and
+// nothing reaches the terminal as a control byte.
+void append_shown(std::string& out, unsigned char c) {
+  if (c >= 0x20 && c < 0x7f) {
+    out += static_cast<char>(c);
+  } else if (c == '\r') {
+    out += "\\r";
+  } else if (c == '\t') {
+    out += "\\t";
+  } else {
+    constexpr std::string_view kHex = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 0xf];
+  }
+}
+
 std::string shown(std::string_view text) {
   constexpr size_t kMost = 40;
-  std::string out(text.substr(0, kMost));
+  std::string out = "'";
+  for (const char c : text.substr(0, kMost)) append_shown(out, static_cast<unsigned char>(c));
   if (text.size() > kMost) out += "...";
-  return "'" + out + "'";
+  return out + "'";
 }
 
 template <typename Number>
@@ -167,6 +187,9 @@ Recording parse(std::string_view text, std::string_view name) {
   if (!line.starts_with(std::string(kMagic) + " "))
     lines.fail("not an iotap recording: its first line is " + shown(line) + ", not '" + magic +
                "'");
+  if (line == magic + "\r")
+    lines.fail("its lines end in CR LF ('" + magic +
+               "\\r'), not LF: it was converted to DOS line ends (dos2unix puts it back)");
   if (line != magic)
     lines.fail("this iotap reads '" + magic + "', not " + shown(line) +
                " (a newer iotap wrote it?)");
@@ -205,6 +228,9 @@ Recording parse(std::string_view text, std::string_view name) {
 }
 
 Recording read(const std::string& path) {
+  // A directory opens, and reads as nothing: "the file is empty" said of a directory.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw std::system_error(EISDIR, std::generic_category(), path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::system_error(errno, std::generic_category(), path);
   std::ostringstream text;

@@ -141,11 +141,20 @@ Json fleet_json(std::string_view verb, const std::vector<HostOutcome>& hosts) {
 
 int fleet_exit_status(const std::vector<HostOutcome>& hosts) {
   if (hosts.empty()) return 0;
-  const int first = hosts.front().exit_status;
+  const HostOutcome& first = hosts.front();
+  // A usage error is everyone's: each host's run said the same words (a host's own failure
+  // names the host), before any host was asked anything.
+  const bool same_refusal = !ran(first) && !first.last_error.empty() &&
+                            std::ranges::all_of(hosts, [&first](const HostOutcome& host) {
+                              return !ran(host) && host.exit_status == first.exit_status &&
+                                     host.last_error == first.last_error;
+                            });
+  if (same_refusal) return first.exit_status;
   for (const auto& host : hosts) {
-    if (host.exit_status != first) return exit_status::kTargetLost;
+    // A host whose run failed (every host's, as well as one of several).
+    if (!ran(host) || host.exit_status != first.exit_status) return exit_status::kTargetLost;
   }
-  return first;
+  return first.exit_status;
 }
 
 }  // namespace iotap::verbs

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "iotap/util/error.h"
+#include "iotap/util/file_kind.h"
 
 namespace iotap::verbs {
 
@@ -95,6 +96,29 @@ void OutputFile::write(std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size() ||
       std::fflush(file_.get()) != 0)
     cannot_write(option_, path_, std::strerror(errno));
+}
+
+void check_replaceable_file(const std::string& path, std::string_view option) {
+  namespace fs = std::filesystem;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) cannot_write(option, path, "it is a directory");
+    if (on_kernel_filesystem(path)) cannot_write(option, path, "it is a kernel interface file");
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+      cannot_write(option, path,
+                   "it is " + std::string(non_regular_kind(st.st_mode)) + ", not a regular file");
+  } else if (errno != ENOENT) {
+    cannot_write(option, path, std::strerror(errno));
+  }
+  std::error_code ec;
+  fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  if (!fs::is_directory(parent, ec))
+    cannot_write(option, path, "no directory '" + parent.string() + "'");
+  if (on_kernel_filesystem(parent))
+    cannot_write(option, path, "'" + parent.string() + "' is a kernel interface");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    cannot_write(option, path, "'" + parent.string() + "': " + std::strerror(errno));
 }
 
 bool OutputFile::is_terminal() const {

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <string>
 
+#include "iotap/session/number_option.h"
 #include "iotap/session/parse_options.h"
+#include "iotap/session/target_options.h"
 #include "iotap/target/shared_guest.h"
 #include "iotap/util/error.h"
 #include "iotap/util/quoting.h"
@@ -13,6 +15,12 @@ namespace iotap::verbs {
 namespace {
 
 namespace po = boost::program_options;
+
+// The guest waits for a run with busybox's `read -t SECONDS`, which refuses a number past 2^32-1
+// ("read: invalid timeout": -1 or 2147483647 minutes powered the guest off at once, and start
+// said it ran). A week is the most a guest is kept waiting; `guest stop` ends it sooner.
+constexpr NumberOption kIdleMinutesOption{"--idle-minutes", "a positive number of minutes",
+                                          "minutes (a week)", 7 * 24 * 60};
 
 constexpr const char* kHelp = R"help(usage: iotap guest start|stop|status [--dir DIR] [OPTIONS]
 
@@ -44,16 +52,23 @@ int guest(Args args) {
   std::string action;
   vm::SharedGuestOptions options;
   options.dir = vm::default_shared_guest_dir();
-  unsigned idle_minutes = 30;
+  uint64_t idle_minutes = 30;
   po::options_description visible;
   visible.add_options()("help,h", "show this help")(
       "dir", po::value(&options.dir)->value_name("DIR"),
       "the guest's directory: its sockets, console log and pid file (default: "
       "$XDG_RUNTIME_DIR/iotap-guest, else /tmp/iotap-guest-UID)")(
-      "memory", po::value(&options.memory_mib)->value_name("MIB")->default_value(1024),
+      "memory",
+      positive_number(kMemoryOption,
+                      [&](uint64_t mib) { options.memory_mib = static_cast<unsigned>(mib); })
+          ->value_name("MIB")
+          ->default_value(std::to_string(options.memory_mib)),
       "start: the guest's memory; runs take it when their --memory is the same")(
-      "idle-minutes", po::value(&idle_minutes)->value_name("N")->default_value(30),
-      "start: power off after N minutes without a run");
+      "idle-minutes",
+      positive_number(kIdleMinutesOption, [&](uint64_t minutes) { idle_minutes = minutes; })
+          ->value_name("N")
+          ->default_value(std::to_string(idle_minutes)),
+      "start: power off after N minutes without a run, 1 to 10080 (a week)");
   po::options_description hidden;
   hidden.add_options()("action", po::value(&action));
   po::positional_options_description positional;
@@ -62,7 +77,6 @@ int guest(Args args) {
     return 0;
   if (options.dir.empty()) throw UserError("--dir needs a directory");
   if (action == "start") {
-    if (idle_minutes == 0) throw UserError("--idle-minutes must be at least 1");
     options.idle = std::chrono::minutes(idle_minutes);
     const vm::SharedGuestInfo info = vm::start_shared_guest(options, [](std::string_view phrase) {
       std::fprintf(stderr, "iotap: %.*s\n", static_cast<int>(phrase.size()), phrase.data());

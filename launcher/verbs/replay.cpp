@@ -162,6 +162,7 @@ int replay(Args args) {
     throw UserError(
         "iotap replay --target local needs --device DEV: the device (or file) to "
         "replay on");
+  check_guest_device(options, device, "--device");
   const recording::Recording recorded = read_recording(file);
   uint64_t writes = 0;
   for (const auto& r : recorded.requests) writes += r.op == 'W' ? 1 : 0;

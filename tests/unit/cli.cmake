@@ -272,3 +272,73 @@ iotap_cli_test(cli_doctor_without_stap 1
   "missing +stap +not installed: nothing can be compiled\n +fix: apt-get install systemtap(.|\n)*iotap cannot trace on this machine yet"
   doctor)
 set_tests_properties(cli_run_without_stap cli_doctor_without_stap PROPERTIES ENVIRONMENT "PATH=/nonexistent")
+
+# issue 27: checks that came late or said the wrong thing, each now before any compile or boot.
+# --idle-minutes: the guest's `read -t` refused -1 and 2147483647 minutes, and it powered off at
+# once while start said it ran.
+iotap_cli_test(cli_guest_idle_minutes_negative 2
+  "^iotap: --idle-minutes must be a positive number of minutes, got '-1'\n$"
+  guest start --idle-minutes=-1 --dir /nonexistent/iotap-guest)
+iotap_cli_test(cli_guest_idle_minutes_too_many 2
+  "^iotap: --idle-minutes must be at most 10080 minutes \\(a week\\), got '2147483647'\n$"
+  guest start --idle-minutes 2147483647 --dir /nonexistent/iotap-guest)
+iotap_cli_test(cli_guest_memory_negative 2
+  "^iotap: --memory must be a positive number of MiB, got '-1'\n$"
+  guest start --memory=-1 --dir /nonexistent/iotap-guest)
+# guest stop touches only a guest's directory (it unlinked /etc/lock, had there been one, and
+# said /etc was removed).
+iotap_cli_test(cli_guest_stop_not_a_guest_dir 2
+  "^iotap: no guest runs at /etc \\(and '/etc' is not a guest's directory: left as it is\\); "
+  guest stop --dir /etc)
+# --save-module's file, and --for-kernel's release, before the compile (a directory was refused
+# after 5.6 s of it; /proc/version said "No such file or directory").
+set(for_guest_kernel --for-kernel 6.1.0-56-cloud-amd64)
+iotap_cli_test(cli_save_module_directory 2
+  "^iotap: cannot write --save-module '/tmp': it is a directory \\(name a file in a directory you can write to\\)\n$"
+  run ${iotime} --save-module /tmp ${for_guest_kernel})
+iotap_cli_test(cli_save_module_kernel_file 2
+  "^iotap: cannot write --save-module '/proc/version': it is a kernel interface file \\(name a file in a directory you can write to\\)\n$"
+  run ${iotime} --save-module /proc/version ${for_guest_kernel})
+iotap_cli_test(cli_save_module_device 2
+  "^iotap: cannot write --save-module '/dev/null': it is a character device, not a regular file \\(name a file in a directory you can write to\\)\n$"
+  run ${iotime} --save-module /dev/null ${for_guest_kernel})
+iotap_cli_test(cli_save_module_no_directory 2
+  "^iotap: cannot write --save-module '/nonexistent/m.ko': no directory '/nonexistent' \\(name a file in a directory you can write to\\)\n$"
+  run ${iotime} --save-module /nonexistent/m.ko ${for_guest_kernel})
+iotap_cli_test(cli_for_kernel_not_a_release 2
+  "^iotap: --for-kernel '../../../../tmp' is not a kernel release: give it as uname -r prints it there \\(letters, digits and ._\\+-, e.g. 6.1.0-56-cloud-amd64\\)\n$"
+  run ${iotime} --save-module m.ko --for-kernel ../../../../tmp)
+# replay --device in a guest: one of --stack's devices, or refused before the guest boots (it
+# booted one and then exited 3: /dev/sda is not there).
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/one_read.rec"
+  "iotap-recording 1\nheader {}\n0 0 R 0 4096 4096 9 9:0 1 read\nend {\"requests\":1}\n")
+iotap_cli_test(cli_replay_vm_device_not_in_stack 2
+  "^iotap: --device /dev/sda is not a device of --stack in the guest: leave it out for the top \\(/dev/md0\\), or name one of /dev/md0, /dev/ram0, /dev/ram1\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/one_read.rec" --target vm --stack "raid0(ram*2)" --device /dev/sda)
+iotap_cli_test(cli_replay_vm_device_without_stack 2
+  "^iotap: --device /dev/ram0: a guest has no devices but the ones --stack builds: add --stack SPEC\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/one_read.rec" --target vm --device /dev/ram0)
+# Messages that said the wrong thing: a CR LF recording ("reads 'iotap-recording 1', not
+# 'iotap-recording 1'"), a directory ("the file is empty"), a decimal duration ("needs a unit"),
+# a byte that is not UTF-8 (printed alone).
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/crlf.rec" "iotap-recording 1\r\nheader {}\r\nend {\"requests\":0}\r\n")
+iotap_cli_test(cli_replay_crlf_recording 2
+  "^iotap: [^\n]*/crlf.rec: byte 0 \\(line 1\\): its lines end in CR LF \\('iotap-recording 1\\\\r'\\), not LF: it was converted to DOS line ends \\(dos2unix puts it back\\) \\(iotap replay takes what iotap record wrote\\)\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/crlf.rec" --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_replay_directory 2
+  "^iotap: [^\n]*'?/tmp'?[^\n]*[Ii]s a directory"
+  replay /tmp --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_run_stack_delay_half_ms 2
+  "^iotap: --stack: dm-delay counts whole milliseconds: '0.5ms' is not a whole number of them at column 23:"
+  ${vm_run} --stack "raid0(ram, delay(ram, 0.5ms))")
+iotap_cli_test(cli_run_stack_null_fraction_of_ns 2
+  "^iotap: --stack: null_blk counts whole nanoseconds: '0.5ns' is a fraction of one at column 21:"
+  ${vm_run} --stack "raid0(ram, null(lat=0.5ns))")
+string(ASCII 255 byte_ff)
+iotap_cli_test(cli_ssh_user_not_utf8 2
+  "^iotap: --target 'ssh://r\\\\xff@db7': the user name has a '\\\\xff' \\(the form is"
+  run ${iotime} --target "ssh://r${byte_ff}@db7" -c /bin/true)
+# A fleet whose every host fails exits 4 ("some host's run failed"), not the hosts' own 2.
+iotap_cli_test(cli_fleet_every_host_fails 4
+  "fleet: 2 hosts, 0 ran, 2 failed\n  failed: 127.0.0.1:1: ssh could not run iotap's agent there"
+  run ${iotime} --target ssh://127.0.0.1:1 --target ssh://127.0.0.1:2 -c /bin/true)

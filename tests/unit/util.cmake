@@ -27,3 +27,6 @@ set_tests_properties(cli_tmpdir_too_long_for_sockets PROPERTIES ENVIRONMENT "TMP
 iotap_cli_test(cli_memory_too_small_for_initramfs 2
   "iotap: --memory 64 MiB is too small for the guest: its initramfs is about [0-9]+ MiB, and the kernel needs twice that plus [0-9]+ MiB to unpack it and run; use --memory [0-9]+ or more\n$"
   run ${not_stap} --target vm --memory 64)
+
+# issue 27: text from the user or a file, escaped for a one-line message (util/printable.h).
+iotap_unit_test(printable_test SOURCES util/printable_test.cpp LIBS iotap_util)

@@ -255,5 +255,29 @@ TEST_F(Lifecycle, TimeoutCoversAStackThatTakesForeverToBuild) {
   EXPECT_LT(seconds, 600) << "the guest was waited for well past --timeout";
 }
 
+// issue 27: qemu killed mid-run (the OOM killer, an operator) exited 2, the status of bad input
+// where nothing ran. The target went away: 4, as for an ssh host that drops its connection.
+TEST_F(Lifecycle, AGuestKilledMidRunExitsAsATargetLost) {
+  const pid_t pid =
+      start({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c", "/bin/sleep 600"});
+  ASSERT_TRUE(wait_for_stderr("running /bin/sleep 600\n")) << err_;
+  pid_t qemu = 0;
+  for (const auto& p : live_processes()) {
+    if (p.ppid == pid && p.comm.starts_with("qemu-system")) qemu = p.pid;
+  }
+  if (qemu == 0) {
+    ::kill(pid, SIGKILL);
+    finish(pid);
+    FAIL() << "no qemu under iotap " << pid << "; iotap said:\n" << err_;
+  }
+  ::kill(qemu, SIGKILL);
+  const ExitStatus status = finish(pid);
+  EXPECT_FALSE(status.signaled);
+  EXPECT_EQ(status.code, 4) << err_;
+  EXPECT_NE(err_.find("iotap: the guest stopped before the run finished (qemu exited with status "),
+            std::string::npos)
+      << err_;
+}
+
 }  // namespace
 }  // namespace iotap::test

@@ -1,11 +1,17 @@
 // iotap guest: one guest booted once and runs taken one after another, each finding the guest as
 // it booted (no md array, dm device or module of the run before), and runs it cannot take
 // booting their own.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -122,6 +128,94 @@ TEST_F(SharedGuestTest, AGuestAlreadyRunningIsNotStartedTwice) {
   EXPECT_NE(again.err.find("iotap: a guest already runs at " + dir_ + " (qemu pid "),
             std::string::npos)
       << again.err;
+}
+
+// issue 27: a background child of the program (sh -c 'sleep & ...') kept the guest's output
+// port open, so the end marker could not be written, and the run waited for it for ever; a
+// SIGTERM then waited out the grace period and killed the shared guest. The run ends when the
+// program does, as in a guest of its own, and the guest takes the next run.
+TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
+  ASSERT_EQ(iotap({"guest", "start", "--dir", dir_}).status.code, 0);
+  const int pid = guest_pid();
+  ASSERT_GT(pid, 0);
+  // A run that waited for the child would reach --timeout long before the child ends.
+  const Captured run = iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm",
+                              "--timeout", "240", "-c", "/bin/sh -c '/bin/sleep 600 & echo x'"});
+  EXPECT_EQ(run.status.code, 0) << run.err;
+  EXPECT_NE(run.err.find("running in the guest at " + dir_), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("timed out"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("end probe ran\n"), std::string::npos) << run.out;
+  EXPECT_EQ(guest_pid(), pid) << "the shared guest is gone after the run";
+
+  // SIGTERM mid-run, with a background child holding the ports: 143, and the guest stays.
+  std::array<int, 2> out{};
+  ASSERT_EQ(::pipe2(out.data(), O_CLOEXEC), 0);
+  SpawnOptions options;
+  options.stdout_fd = out[1];
+  options.extra_env = {"TMPDIR=" + tmp_.path(), "IOTAP_GUEST=" + dir_};
+  const pid_t iotap_pid =
+      spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c",
+             "/bin/sh -c '/bin/sleep 600 & /bin/sleep 600'"},
+            options);
+  ::close(out[1]);
+  std::string text;
+  std::array<char, 4096> buffer{};
+  while (text.find("started\n") == std::string::npos) {
+    const ssize_t n = ::read(out[0], buffer.data(), buffer.size());
+    if (n <= 0) break;
+    text.append(buffer.data(), static_cast<size_t>(n));
+  }
+  ASSERT_NE(text.find("started\n"), std::string::npos) << "iotap ended before the script started";
+  ::kill(iotap_pid, SIGTERM);
+  for (ssize_t n = 0; (n = ::read(out[0], buffer.data(), buffer.size())) > 0;)
+    text.append(buffer.data(), static_cast<size_t>(n));
+  ::close(out[0]);
+  EXPECT_EQ(wait_for(iotap_pid).code, 143);
+  EXPECT_NE(text.find("end probe ran\n"), std::string::npos) << text;
+  EXPECT_EQ(guest_pid(), pid) << "SIGTERM took the shared guest with the run";
+
+  const Captured after = diagnose("raid0(ram*2)");
+  EXPECT_EQ(after.status.code, 0) << after.err;
+  EXPECT_NE(after.err.find("running in the guest at " + dir_), std::string::npos) << after.err;
+}
+
+// issue 27: two starts at once both booted a qemu (half a second apart: stop then stopped one
+// and removed the directory under the other) or both failed (at the same instant: each removed
+// the other's files). One boots; the other says a guest is there, in one line.
+TEST_F(SharedGuestTest, OfTwoStartsAtOnceOneBootsAndTheOtherSaysAGuestIsThere) {
+  auto start = [this] { return iotap({"guest", "start", "--dir", dir_}); };
+  auto first = std::async(std::launch::async, start);
+  auto second = std::async(std::launch::async, start);
+  const Captured a = first.get();
+  const Captured b = second.get();
+  ASSERT_EQ((a.status.code == 0 ? 1 : 0) + (b.status.code == 0 ? 1 : 0), 1)
+      << "first: " << a.status.code << "\n"
+      << a.err << "\nsecond: " << b.status.code << "\n"
+      << b.err;
+  const Captured& lost = a.status.code == 0 ? b : a;
+  EXPECT_EQ(lost.status.code, 2);
+  // Which words depend on when the loser looked: while the winner booted, or after.
+  const std::string head = "iotap: a guest already runs at " + dir_ + " (";
+  const std::string tail = "); stop it first: iotap guest stop --dir " + dir_ + "\n";
+  EXPECT_TRUE(lost.err == head + "it is starting, or a run is using it" + tail ||
+              (lost.err.starts_with(head + "qemu pid ") && lost.err.ends_with(tail) &&
+               std::count(lost.err.begin(), lost.err.end(), '\n') == 1))
+      << lost.err;
+  const int pid = guest_pid();
+  ASSERT_GT(pid, 0);
+
+  const Captured stop = iotap({"guest", "stop", "--dir", dir_});
+  EXPECT_EQ(stop.status.code, 0) << stop.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_)) << "guest stop left its directory";
+  // No qemu of this directory's is left: neither the one stopped nor a second one.
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+    const std::string words((std::istreambuf_iterator<char>(cmdline)), {});
+    if (words.find(dir_ + "/ctl") == std::string::npos || !process_runs(std::stoi(name))) continue;
+    ADD_FAILURE() << "a qemu of " << dir_ << " still runs: pid " << name;
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/lines.h"
+#include "iotap/util/printable.h"
 #include "iotap/util/process.h"
 #include "iotap/util/quoting.h"
 #include "iotap/util/stop_signal.h"
@@ -146,7 +147,7 @@ std::string SshHost::name() const {
 SshHost parse_ssh_target(std::string_view text) {
   constexpr std::string_view kScheme = "ssh://";
   const auto bad = [&text](const std::string& why) {
-    return UserError("--target '" + std::string(text) + "': " + why +
+    return UserError("--target '" + escaped(text) + "': " + why +
                      " (the form is ssh://[USER@]HOST[:PORT], e.g. ssh://root@db7 or "
                      "ssh://db7:2222)");
   };
@@ -160,8 +161,11 @@ SshHost parse_ssh_target(std::string_view text) {
     host.user = rest.substr(0, at);
     rest.remove_prefix(at + 1);
     if (host.user.empty()) throw bad("the user before '@' is empty");
-    for (const char c : host.user) {
-      if (!host_name_char(c)) throw bad("the user name has a '" + std::string(1, c) + "'");
+    for (size_t i = 0; i < host.user.size(); ++i) {
+      if (!host_name_char(host.user[i]))
+        throw bad("the user name has a '" +
+                  escaped(std::string_view(host.user).substr(i, character_bytes(host.user, i))) +
+                  "'");
     }
   }
   std::string_view port;
@@ -173,17 +177,20 @@ SshHost parse_ssh_target(std::string_view text) {
     if (rest.starts_with(':'))
       port = rest.substr(1);
     else if (!rest.empty())
-      throw bad("'" + std::string(rest) + "' after the address");
+      throw bad("'" + escaped(rest) + "' after the address");
     for (const char c : host.host) {
       if (std::isxdigit(static_cast<unsigned char>(c)) == 0 && c != ':' && c != '.')
-        throw bad("'" + host.host + "' is not an IPv6 address");
+        throw bad("'" + escaped(host.host) + "' is not an IPv6 address");
     }
   } else {
     const size_t colon = rest.find(':');
     host.host = rest.substr(0, colon);
     if (colon != std::string_view::npos) port = rest.substr(colon + 1);
-    for (const char c : host.host) {
-      if (!host_name_char(c)) throw bad("the host name has a '" + std::string(1, c) + "'");
+    for (size_t i = 0; i < host.host.size(); ++i) {
+      if (!host_name_char(host.host[i]))
+        throw bad("the host name has a '" +
+                  escaped(std::string_view(host.host).substr(i, character_bytes(host.host, i))) +
+                  "'");
     }
   }
   if (host.host.empty()) throw bad("no host");
@@ -193,7 +200,7 @@ SshHost parse_ssh_target(std::string_view text) {
     const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (port.empty() || error != std::errc() || end != port.data() + port.size() || value == 0 ||
         value > 65535)
-      throw bad("the port must be a number from 1 to 65535, not '" + std::string(port) + "'");
+      throw bad("the port must be a number from 1 to 65535, not '" + escaped(port) + "'");
     host.port = static_cast<uint16_t>(value);
   }
   return host;

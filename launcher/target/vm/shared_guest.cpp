@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -44,37 +46,89 @@ std::vector<std::string> guest_files() {
   return names;
 }
 
+bool is_guest_file(std::string_view name) {
+  const std::vector<std::string> names = guest_files();
+  return std::ranges::find(names, name) != names.end();
+}
+
+// The guest's files but its lock (held by whoever removes them: removed, another start could
+// make a new one and lock that).
 void remove_guest_files(const std::string& dir) {
   for (const auto& name : guest_files()) {
-    std::string path = dir;
-    path += '/';
-    path += name;
-    ::unlink(path.c_str());
+    if (name == "lock") continue;
+    ::unlink((dir + "/" + name).c_str());
   }
 }
 
 void remove_guest_dir(const std::string& dir) {
   remove_guest_files(dir);
+  ::unlink((dir + "/lock").c_str());
   ::rmdir(dir.c_str());
 }
 
-// A private directory for the guest: made 0700, or an existing one of ours with no guest in it.
+// Whether `dir` is a private directory of this user's (mode 0700) that holds nothing but a
+// guest's files: the only kind start reuses and stop removes. (`guest stop --dir /etc` once
+// unlinked any /etc/lock there and said /etc was removed.) `some` asks for one such file at
+// least: an empty directory was never a guest's.
+bool is_guest_dir(const std::string& dir, bool some) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & 077) != 0)
+    return false;
+  std::error_code error;
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (!is_guest_file(entry.path().filename().string())) return false;
+    ++files;
+  }
+  return !error && (files > 0 || !some);
+}
+
+// A private directory for the guest: made 0700, or an existing one of ours holding nothing but
+// a guest's files.
 void make_guest_dir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) != 0) {
     if (errno != EEXIST)
       throw UserError("cannot make the guest's directory '" + dir + "': " + std::strerror(errno));
-    struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
-        (st.st_mode & 077) != 0)
+    if (!is_guest_dir(dir, false))
       throw UserError("'" + dir +
-                      "' is not a private directory of yours (mode 0700); name another with --dir");
-    remove_guest_files(dir);
+                      "' is not a guest's directory (a private one of yours, mode 0700, holding "
+                      "only a guest's files); name another with --dir (iotap makes it)");
   }
   const std::string longest = dir + "/" + kPortSockets[0].socket;
   if (longest.size() >= sizeof(sockaddr_un::sun_path))
     throw UserError("the guest's directory '" + dir +
                     "' is too long for its sockets; name a shorter one with --dir");
 }
+
+[[noreturn]] void already_there(const std::string& dir, const std::string& what) {
+  throw UserError("a guest already runs at " + dir + " (" + what +
+                  "); stop it first: iotap guest stop --dir " + dir);
+}
+
+// The guest's lock (the one a run holds while it uses the guest), held by a start from before
+// it looks for a guest there until it returns: of two starts at once, one boots and the other
+// says a guest is there. Unlocked when the start's process ends.
+class StartLock {
+ public:
+  explicit StartLock(const std::string& dir)
+      : fd_(::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {
+    if (fd_ < 0)
+      throw UserError("cannot make the guest's lock '" + dir + "/lock': " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      already_there(dir, "it is starting, or a run is using it");
+    }
+  }
+  ~StartLock() { ::close(fd_); }
+  StartLock(const StartLock&) = delete;
+  StartLock& operator=(const StartLock&) = delete;
+  StartLock(StartLock&&) = delete;
+  StartLock& operator=(StartLock&&) = delete;
+
+ private:
+  int fd_;
+};
 
 bool is_guest_of(pid_t pid, const std::string& dir) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
@@ -157,22 +211,26 @@ std::optional<SharedGuestInfo> find_shared_guest(const std::string& dir) {
 SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
                                    const std::function<void(std::string_view)>& status) {
   const std::string dir = fs::absolute(options.dir).lexically_normal().string();
-  if (const auto running = find_shared_guest(dir)) {
-    throw UserError("a guest already runs at " + dir + " (qemu pid " +
-                    std::to_string(running->pid) + "); stop it first: iotap guest stop --dir " +
-                    dir);
-  }
+  make_guest_dir(dir);
+  const StartLock lock(dir);
+  if (const auto running = find_shared_guest(dir))
+    already_there(dir, "qemu pid " + std::to_string(running->pid));
+  remove_guest_files(dir);  // a guest's that went without its stop
   QemuGuest guest;
-  guest.qemu = find_qemu();
-  guest.kernel = GuestKernel::find(config::kGuestKernel);
-  status("preparing the guest image");
-  guest.initrd = base_initramfs(guest.kernel, data_paths().cache).path;
   guest.dir = dir;
   guest.memory_mib = options.memory_mib;
   guest.cpus = options.cpus;
   guest.serve = true;
   guest.idle = options.idle;
-  make_guest_dir(dir);
+  try {
+    guest.qemu = find_qemu();
+    guest.kernel = GuestKernel::find(config::kGuestKernel);
+    status("preparing the guest image");
+    guest.initrd = base_initramfs(guest.kernel, data_paths().cache).path;
+  } catch (...) {
+    remove_guest_dir(dir);
+    throw;
+  }
   std::vector<std::string> argv = qemu_command(guest);
   argv.insert(argv.end(), {"-daemonize", "-pidfile", dir + "/qemu.pid"});
 
@@ -222,9 +280,15 @@ void stop_shared_guest(const std::string& dir_option) {
   std::ifstream pid_file(dir + "/qemu.pid");
   pid_t pid = -1;
   if (!(pid_file >> pid) || !is_guest_of(pid, dir)) {
-    const bool leftovers = fs::exists(dir);
-    if (leftovers) remove_guest_dir(dir);
-    throw UserError("no guest runs at " + dir + (leftovers ? " (its directory is removed)" : "") +
+    std::string what;
+    std::error_code error;
+    if (is_guest_dir(dir, true)) {
+      remove_guest_dir(dir);
+      if (!fs::exists(dir, error)) what = " (its directory is removed)";
+    } else if (fs::exists(dir, error) || fs::is_symlink(dir, error)) {
+      what = " (and '" + dir + "' is not a guest's directory: left as it is)";
+    }
+    throw UserError("no guest runs at " + dir + what +
                     "; `iotap guest status` lists the one at the default place");
   }
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));

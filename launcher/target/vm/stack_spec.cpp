@@ -451,51 +451,81 @@ class Parser {
     return n;
   }
 
-  // A duration's number and unit ("50ms" -> 50, "ms"), the number at most `most`.
+  // A duration's number and unit ("50ms" -> 50, "ms"; "0.5ms" -> 0, 5 tenths, "ms"), its whole
+  // part at most `most`. Decimals are taken (null(lat=0.5ms) once said "needs a unit"), as many
+  // as come to a whole nanosecond, at most 9.
   struct Amount {
     uint64_t n = 0;
+    uint64_t fraction = 0;        // the digits after the '.', as a number
+    uint64_t fraction_scale = 1;  // 10 to the number of those digits
     std::string unit;
-    size_t digits = 0;
+    size_t digits = 0;  // the number's bytes, its '.' and decimals included
   };
   [[nodiscard]] Amount amount(const Value& value, uint64_t most, const char* example) const {
     const std::string& t = value.text;
+    const auto is_digit = [&t](size_t at) {
+      return at < t.size() && std::isdigit(static_cast<unsigned char>(t[at])) != 0;
+    };
     Amount a;
-    while (a.digits < t.size() && std::isdigit(static_cast<unsigned char>(t[a.digits])) != 0)
-      ++a.digits;
-    a.unit = t.substr(a.digits);
-    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + a.digits, a.n);
+    while (is_digit(a.digits)) ++a.digits;
+    const size_t whole = a.digits;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + whole, a.n);
     (void)ptr;
-    if (a.digits == 0 || ec != std::errc() || a.n > most)
+    bool decimals_ok = true;
+    if (whole > 0 && a.digits < t.size() && t[a.digits] == '.') {
+      ++a.digits;
+      const size_t first = a.digits;
+      while (is_digit(a.digits)) {
+        a.fraction = a.fraction * 10 + static_cast<uint64_t>(t[a.digits] - '0');
+        a.fraction_scale *= 10;
+        ++a.digits;
+        if (a.digits - first > 9) break;
+      }
+      decimals_ok = a.digits > first && a.digits - first <= 9;
+    }
+    a.unit = t.substr(a.digits);
+    if (whole == 0 || ec != std::errc() || a.n > most || !decimals_ok)
       fail(value.at, std::string("expected a duration such as ") + example + ", found '" + t + "'");
     return a;
   }
 
-  [[nodiscard]] std::chrono::milliseconds duration_ms(const Value& value) const {
-    const std::string& t = value.text;
-    const auto [n, unit, digits] = amount(value, 3'600'000, "50ms or 1s");
-    if (unit == "ms") return std::chrono::milliseconds(n);
-    if (unit == "s") return std::chrono::seconds(n);
-    if (unit == "us" && n % 1000 == 0) return std::chrono::milliseconds(n / 1000);
-    if (unit == "us") fail(value.at, "dm-delay counts whole milliseconds: write '" + t + "' as ms");
-    fail(value.at + digits, "a duration needs a unit: ms or s (as in 50ms)");
+  // The amount in nanoseconds, for a unit of `unit_ns`; nullopt when its decimals come to a
+  // fraction of a nanosecond.
+  static std::optional<uint64_t> nanoseconds(const Amount& a, uint64_t unit_ns) {
+    if (a.fraction * unit_ns % a.fraction_scale != 0) return std::nullopt;
+    return a.n * unit_ns + a.fraction * unit_ns / a.fraction_scale;
   }
 
-  // A null disk's latency: 500us, 5ms, 1s (null_blk counts nanoseconds).
+  static uint64_t unit_nanoseconds(const std::string& unit) {
+    if (unit == "ns") return 1;
+    if (unit == "us") return 1'000;
+    if (unit == "ms") return 1'000'000;
+    if (unit == "s") return 1'000'000'000;
+    return 0;
+  }
+
+  [[nodiscard]] std::chrono::milliseconds duration_ms(const Value& value) const {
+    const std::string& t = value.text;
+    const Amount a = amount(value, 3'600'000, "50ms or 1s");
+    const uint64_t unit_ns = a.unit == "ns" ? 0 : unit_nanoseconds(a.unit);
+    if (unit_ns == 0) fail(value.at + a.digits, "a duration needs a unit: ms or s (as in 50ms)");
+    const std::optional<uint64_t> ns = nanoseconds(a, unit_ns);
+    if (!ns || *ns % 1'000'000 != 0)
+      fail(value.at,
+           "dm-delay counts whole milliseconds: '" + t + "' is not a whole number of them");
+    return std::chrono::milliseconds(*ns / 1'000'000);
+  }
+
+  // A null disk's latency: 500us, 5ms, 0.5ms, 1s (null_blk counts nanoseconds).
   [[nodiscard]] std::chrono::nanoseconds duration_ns(const Value& value) const {
     const std::string& t = value.text;
-    const auto [n, unit, digits] = amount(value, 10'000'000'000ULL, "5ms or 500us");
-    std::chrono::nanoseconds latency{0};
-    if (unit == "ns") {
-      latency = std::chrono::nanoseconds(n);
-    } else if (unit == "us") {
-      latency = std::chrono::microseconds(n);
-    } else if (unit == "ms") {
-      latency = std::chrono::milliseconds(n);
-    } else if (unit == "s") {
-      latency = std::chrono::seconds(n);
-    } else {
-      fail(value.at + digits, "a duration needs a unit: ns, us, ms or s (as in 5ms)");
-    }
+    const Amount a = amount(value, 10'000'000'000ULL, "5ms or 500us");
+    const uint64_t unit_ns = unit_nanoseconds(a.unit);
+    if (unit_ns == 0)
+      fail(value.at + a.digits, "a duration needs a unit: ns, us, ms or s (as in 5ms)");
+    const std::optional<uint64_t> ns = nanoseconds(a, unit_ns);
+    if (!ns) fail(value.at, "null_blk counts whole nanoseconds: '" + t + "' is a fraction of one");
+    const std::chrono::nanoseconds latency(*ns);
     if (latency > kMaxNullLatency)
       fail(value.at, "a null disk's latency is at most 10s, found '" + t + "'");
     return latency;

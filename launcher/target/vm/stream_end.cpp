@@ -12,8 +12,10 @@ namespace iotap::vm {
 void StreamEnd::feed(std::string_view bytes) {
   if (ended_ || bytes.empty()) return;
   held_.append(bytes);
-  if (held_.ends_with(marker_)) {
-    held_.resize(held_.size() - marker_.size());
+  // The marker may come with bytes after it in one read: a program's background child that
+  // outlives the run writes on until the guest's teardown kills it. What follows is not the run's.
+  if (const size_t at = held_.find(marker_); at != std::string::npos) {
+    held_.resize(at);
     if (!held_.empty()) rest_(held_);
     held_.clear();
     ended_ = true;

@@ -15,7 +15,8 @@ class StreamEnd {
       : marker_(std::move(marker)), rest_(std::move(rest)) {}
 
   void feed(std::string_view bytes);
-  // Whether the marker has come; bytes after it are dropped (the guest writes none).
+  // Whether the marker has come; bytes after it (a background child of the run's program,
+  // still writing until the guest's teardown) are dropped.
   [[nodiscard]] bool ended() const { return ended_; }
   // The stream closed: what is held back (a marker cut short, or bytes that only looked like
   // one) goes on.

@@ -695,13 +695,15 @@ VmResult GuestSession::finish() {
   } else if (interrupted_) {
     result.exit_status = 128 + stop_signal();
   } else {
-    throw UserError(std::string("the guest stopped before the run finished") +
-                    (qemu_status_.ok()
-                         ? ""
-                         : " (qemu exited with status " + std::to_string(qemu_status_.code) + ")") +
-                    kernel_failure(link_.log_dir + "/console.log") + "\n  qemu said:\n" +
-                    last_lines(link_.log_dir + "/qemu.log", 6) + "  last console lines:\n" +
-                    last_lines(link_.log_dir + "/console.log", 12));
+    // qemu ended (killed, the guest's kernel panicked) mid-run: the target went away, as an ssh
+    // host that drops its connection does; not the status of bad input, where nothing ran.
+    throw TargetLost(std::string("the guest stopped before the run finished") +
+                     (qemu_status_.ok() ? ""
+                                        : " (qemu exited with status " +
+                                              std::to_string(qemu_status_.code) + ")") +
+                     kernel_failure(link_.log_dir + "/console.log") + "\n  qemu said:\n" +
+                     last_lines(link_.log_dir + "/qemu.log", 6) + "  last console lines:\n" +
+                     last_lines(link_.log_dir + "/console.log", 12));
   }
   return result;
 }

@@ -2,7 +2,9 @@
 // every way a file can be damaged gets a FormatError naming the byte where it is.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <string>
+#include <system_error>
 
 #include "iotap/recording/recording.h"
 
@@ -149,6 +151,28 @@ TEST(RecordingFormat, AnotherFileOrAnotherVersionIsRefusedAtByteZero) {
             "(a newer iotap wrote it?)");
   EXPECT_EQ(error_of("iotap-recording 1\nheader {oops\nend {\"requests\":0}\n"),
             "rec: byte 18 (line 2): the header line's JSON object does not parse");
+}
+
+// issue 27: a byte the terminal would not show is shown escaped: a CR line end once read "reads
+// 'iotap-recording 1', not 'iotap-recording 1'".
+TEST(RecordingFormat, BytesThatDoNotPrintAreShownEscaped) {
+  EXPECT_EQ(error_of("iotap-recording 1\r\nheader {}\r\nend {\"requests\":0}\r\n"),
+            "rec: byte 0 (line 1): its lines end in CR LF ('iotap-recording 1\\r'), not LF: it "
+            "was converted to DOS line ends (dos2unix puts it back)");
+  EXPECT_EQ(error_of("iotap-recording 1 \x1b[2J\xff\tx\n"),
+            "rec: byte 0 (line 1): this iotap reads 'iotap-recording 1', not 'iotap-recording 1 "
+            "\\x1b[2J\\xff\\tx' (a newer iotap wrote it?)");
+}
+
+// issue 27: a directory given as the recording was said to be "empty".
+TEST(RecordingFormat, ADirectoryIsNotReadAsAnEmptyFile) {
+  try {
+    read("/");
+    ADD_FAILURE() << "read a directory";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), EISDIR);
+    EXPECT_EQ(std::string(e.what()), "/: Is a directory");
+  }
 }
 
 TEST(RecordingFormat, TheEndLinesCountMustMatchAndNothingMayFollowIt) {

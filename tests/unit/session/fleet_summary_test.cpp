@@ -66,8 +66,23 @@ TEST(FleetSummary, JsonHasEveryHostAndTheSummary) {
 
 TEST(FleetSummary, ExitStatusIsEveryonesOrTargetLost) {
   EXPECT_EQ(fleet_exit_status({slow_host(), healthy_host()}), 0);
-  EXPECT_EQ(fleet_exit_status({failed_host(), failed_host()}), 2);
   EXPECT_EQ(fleet_exit_status({slow_host(), failed_host()}), exit_status::kTargetLost);
+  // issue 27: every host's run failed, each for its own reason: 4, as the help says, not the
+  // hosts' 2.
+  HostOutcome other = failed_host();
+  other.target = "ssh://db4";
+  other.last_error = "db4 has no staprun: install SystemTap's runtime there";
+  EXPECT_EQ(fleet_exit_status({failed_host(), other}), exit_status::kTargetLost);
+  // The same refusal from every host's run is the user's input: its own status.
+  HostOutcome refused_a = failed_host();
+  refused_a.last_error = "-c: program 'no-such' not found";
+  HostOutcome refused_b = refused_a;
+  refused_b.target = "ssh://db4";
+  EXPECT_EQ(fleet_exit_status({refused_a, refused_b}), 2);
+  // Every host ran, and the program failed alike on each: its status.
+  HostOutcome program_failed = slow_host();
+  program_failed.exit_status = 1;
+  EXPECT_EQ(fleet_exit_status({program_failed, program_failed}), 1);
 }
 
 TEST(FleetSummary, FindsTheSshTargetsAmongAVerbsArguments) {

@@ -53,6 +53,18 @@ TEST(SshTarget, RefusesWhatIsNotAnAddressSayingWhy) {
   EXPECT_NE(refusal("sftp://db7").find("not an ssh:// address"), std::string::npos);
   EXPECT_NE(refusal("ssh://db7:99999").find("(the form is ssh://[USER@]HOST[:PORT]"),
             std::string::npos);
+  // issue 27: a byte that is not UTF-8 is shown escaped, not printed alone; a whole character as
+  // it is.
+  EXPECT_EQ(refusal("ssh://r\xff@db7"),
+            "--target 'ssh://r\\xff@db7': the user name has a '\\xff' (the form is "
+            "ssh://[USER@]HOST[:PORT], e.g. ssh://root@db7 or ssh://db7:2222)");
+  EXPECT_NE(refusal("ssh://r\xc3\xa9@db7").find("the user name has a '\xc3\xa9'"),
+            std::string::npos);
+  EXPECT_NE(refusal("ssh://db\x1b"
+                    "7:2\r")
+                .find("--target 'ssh://db\\x1b7:2\\r': the host name "
+                      "has a '\\x1b'"),
+            std::string::npos);
 }
 
 TEST(SshTarget, ReadsTheAgentsFacts) {

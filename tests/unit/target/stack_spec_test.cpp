@@ -267,6 +267,38 @@ TEST(StackSpec, Raid10Raid5StripedCryptAndNull) {
             3U);
 }
 
+// issue 27: null(lat=0.5ms) said "a duration needs a unit". Decimals are taken, as long as they
+// come to what the target counts in.
+TEST(StackSpec, DurationsTakeDecimals) {
+  EXPECT_EQ(parse_stack_spec("null(lat=0.5ms)").latency, std::chrono::microseconds(500));
+  EXPECT_EQ(parse_stack_spec("null(lat=1.25s)").latency, std::chrono::milliseconds(1250));
+  EXPECT_EQ(parse_stack_spec("null(lat=2.000000001s)").latency,
+            std::chrono::nanoseconds(2'000'000'001));
+  EXPECT_EQ(parse_stack_spec("delay(ram, 1.5s)").delay, std::chrono::milliseconds(1500));
+  EXPECT_EQ(parse_stack_spec("delay(ram, 2.0ms)").delay, std::chrono::milliseconds(2));
+  EXPECT_EQ(parse_stack_spec("delay(ram, 1.5s)").spec, "delay(ram,1.5s)");
+  const std::string half_ms = error_of("raid0(ram, delay(ram, 0.5ms))");
+  EXPECT_NE(half_ms.find("dm-delay counts whole milliseconds: '0.5ms' is not a whole number of "
+                         "them at column 23"),
+            std::string::npos)
+      << half_ms;
+  EXPECT_NE(error_of("null(lat=0.5ns)")
+                .find("null_blk counts whole nanoseconds: '0.5ns' is a "
+                      "fraction of one"),
+            std::string::npos);
+  EXPECT_NE(error_of("null(lat=5.ms)")
+                .find("expected a duration such as 5ms or 500us, found "
+                      "'5.ms'"),
+            std::string::npos);
+  EXPECT_NE(error_of("null(lat=.5ms)").find("expected a duration such as"), std::string::npos);
+  EXPECT_NE(error_of("null(lat=1.0000000001s)").find("expected a duration such as"),
+            std::string::npos);
+  EXPECT_NE(error_of("null(lat=10.5s)").find("latency is at most 10s"), std::string::npos);
+  EXPECT_NE(error_of("null(lat=0.5)").find("a duration needs a unit"), std::string::npos);
+  EXPECT_NE(error_of("flakey(ram, up=1.5s)").find("dm-flakey counts whole seconds"),
+            std::string::npos);
+}
+
 TEST(StackSpec, TheNewKindsRefuseWrongShapesWithACaret) {
   const std::string lat = error_of("null(lat=abc)");
   EXPECT_NE(lat.find("expected a duration such as 5ms or 500us, found 'abc' at column 10:\n"

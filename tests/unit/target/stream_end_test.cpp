@@ -48,6 +48,20 @@ TEST(StreamEnd, AnotherRunsMarkerIsOutputNotTheEnd) {
   EXPECT_EQ(passed, "iotap-end-ffffffffffffffff\niotap-end-0123456789abcde");
 }
 
+// A background child of the program (sh -c 'sleep 5 & ...') writes on after the run's end, until
+// the guest's teardown kills it: its bytes may come in the same read as the marker.
+TEST(StreamEnd, BytesAfterTheMarkerInTheSameReadAreNotTheRuns) {
+  const std::string stream = std::string("x\n") + kMarker + "late\n";
+  for (size_t chunk = 1; chunk <= stream.size(); ++chunk) {
+    std::string passed;
+    StreamEnd end(kMarker, [&passed](std::string_view bytes) { passed += bytes; });
+    for (size_t at = 0; at < stream.size(); at += chunk) end.feed(stream.substr(at, chunk));
+    EXPECT_TRUE(end.ended()) << "chunk " << chunk;
+    end.finish();
+    EXPECT_EQ(passed, "x\n") << "chunk " << chunk;
+  }
+}
+
 TEST(StreamEnd, AnEmptyStreamEndsAtOnce) {
   std::string passed;
   StreamEnd end(kMarker, [&passed](std::string_view bytes) { passed += bytes; });

@@ -211,6 +211,13 @@ in=$(iotap_port org.iotap.in) || iotap_fail "no virtio-serial port for the run's
 out=$(iotap_port org.iotap.out) || iotap_fail "no virtio-serial port for the output"
 err=$(iotap_port org.iotap.err) || iotap_fail "no virtio-serial port for errors"
 exec 4<"$in"
+# The output ports, opened once, here, for every run: a virtio-serial port opens only once at a
+# time (EBUSY after), and a program's background child that outlives it (`sh -c 'sleep 5 &
+# echo x'`) keeps its copy of the port open until the teardown kills it. Reopened for the end
+# marker, the port refused, the marker never came, and the host waited for it forever. The run's
+# processes write to copies of fds 5 and 6 (as their 1 and 2), so this shell can always write
+# the marker after them.
+exec 5>"$out" 6>"$err"
 # What the guest holds before any run, named as cpio -t names a run's files (no leading /): its
 # files, and its symlinks with their targets (busybox's applets among them). A served guest's
 # teardown removes what a run added and puts back a link a run replaced (a program's
@@ -279,8 +286,8 @@ iotap_run() {
   if [ "$IOTAP_KALLSYMS" = 1 ]; then
     iotap_say "status reading the kernel's symbol table"
     { grep '^[0-9a-f]* [tTwW] ' /proc/kallsyms; cat /proc/modules; } >/iotap/kallsyms
-    echo "iotap-kallsyms $(stat -c %s /iotap/kallsyms)" >"$out"
-    cat /iotap/kallsyms >"$out"
+    echo "iotap-kallsyms $(stat -c %s /iotap/kallsyms)" >&5
+    cat /iotap/kallsyms >&5
     rm /iotap/kallsyms
   fi
 
@@ -308,16 +315,16 @@ iotap_run() {
   if [ "$IOTAP_PLAIN" = 1 ]; then
     # A plain command (VmRun::plain_command, the benchmarks'): no staprun; the module, if any,
     # is at /iotap/iotap.ko for the command's own use.
-    sh -c "$(cat /iotap/command)" >"$out" 2>"$err" 4<&- &
+    sh -c "$(cat /iotap/command)" >&5 2>&6 4<&- 5>&- 6>&- &
   elif [ -s /iotap/command ]; then
     # The program's stdout joins its stderr unless it belongs in the script's stream (iotap
     # run): block-buffered, it would be written mid-line into the port the module's events go
     # to.
     wrapper=""
     [ "$IOTAP_PROGRAM_STDOUT" = stderr ] && wrapper=/iotap/stdout-to-stderr
-    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" 4<&- &
+    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
   else
-    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >"$out" 2>"$err" 4<&- &
+    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
   fi
   staprun_pid=$!
   # The host's Ctrl-C arrives as "stop": staprun then unloads the module after its end probes,
@@ -407,8 +414,8 @@ while true; do
   iotap_receive "$2"
   iotap_run
   # The ends of the run's streams: the host strips these and then knows it has all of both.
-  printf 'iotap-end-%s\n' "$iotap_nonce" >"$out"
-  printf 'iotap-end-%s\n' "$iotap_nonce" >"$err"
+  printf 'iotap-end-%s\n' "$iotap_nonce" >&5
+  printf 'iotap-end-%s\n' "$iotap_nonce" >&6
   if [ "$iotap_mode" = serve ]; then
     unclean=$(iotap_teardown)
     [ -z "$unclean" ] || iotap_say "status the guest stops: $unclean"

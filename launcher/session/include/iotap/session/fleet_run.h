@@ -33,7 +33,9 @@ std::vector<std::string> fleet_summary_lines(const std::vector<HostOutcome>& hos
 nlohmann::json fleet_json(std::string_view verb, const std::vector<HostOutcome>& hosts);
 
 // The fleet's exit status: 0 when every host's run exited 0; the hosts' own status when they
-// all exited with the same one (a usage error is everyone's); else exit_status::kTargetLost.
+// all ran and exited with the same one, or all refused the run in the same words (a usage error
+// is everyone's); else exit_status::kTargetLost, also when every host's run failed (each with
+// its own host's reason).
 int fleet_exit_status(const std::vector<HostOutcome>& hosts);
 
 // Runs `verb` with `args` (the verb's own arguments, every --target among them) on each ssh://

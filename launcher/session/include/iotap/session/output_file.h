@@ -34,4 +34,10 @@ class OutputFile {
   std::unique_ptr<std::FILE, FileCloser> file_;
 };
 
+// For a file written whole, under a temporary name beside it and then renamed over it
+// (--save-module's module): throws UserError, before anything is compiled, when `path` cannot
+// be one: a directory, a device or FIFO (renamed over, /dev/null would be gone), a kernel
+// interface file, or a place whose directory is missing or not writable.
+void check_replaceable_file(const std::string& path, std::string_view option);
+
 }  // namespace iotap::verbs

@@ -79,6 +79,12 @@ void require_one_program(const TargetOptions& options, std::string_view purpose,
 // bad spec fails before anything is compiled or booted. Empty otherwise.
 std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options);
 
+// With --target vm, a device named by `option` (replay's --device) must be one of --stack's in
+// the guest (its top or a member): anything else is refused before the guest boots, as is a
+// device without --stack. Nothing to check for other targets.
+void check_guest_device(const TargetOptions& options, const std::string& device,
+                        std::string_view option);
+
 // A -c command resolved for running: argv with the program's absolute path first and
 // __DEV__ replaced by the stack's top device.
 struct ResolvedCommand {

@@ -11,8 +11,9 @@ inline constexpr int kUsage = 2;  // bad input: a one-line "iotap: ..." says wha
 // attribute/diagnose: the run ended but gave nothing to answer from (no I/O seen, or not the
 // kind the verb needs: engine::VerdictStatus); the report says what was missing and why.
 inline constexpr int kNothingAttributed = 3;
-// --target ssh://: the host went away mid-run; with many hosts, at least one host's run did not
-// finish (the fleet summary names each and why).
+// The target went away mid-run: --target vm's guest (qemu killed, the guest's kernel panicked)
+// or a --target ssh:// host; with many hosts, at least one host's run did not finish (the fleet
+// summary names each and why).
 inline constexpr int kTargetLost = 4;
 inline constexpr int kInternal = 70;      // a bug in iotap (EX_SOFTWARE)
 inline constexpr int kInterrupted = 130;  // SIGINT (Ctrl-C)
@@ -43,7 +44,8 @@ inline std::string help_text(Verb verb) {
         "       last line on stderr (JSON: verdict.status, verdict.reason, program)\n";
   if (tracing)
     text +=
-        "  4    --target ssh://: the connection to the host was lost mid-run; with several\n"
+        "  4    the target went away mid-run: the guest stopped (qemu killed, its kernel\n"
+        "       panicked) or the connection to the --target ssh:// host was lost; with several\n"
         "       --target ssh:// hosts, at least one host's run failed (the fleet summary says "
         "why)\n";
   text += "  70   internal error in iotap\n";
