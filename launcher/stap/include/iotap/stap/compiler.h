@@ -28,6 +28,10 @@ struct CompileRequest {
   std::string module_cache_dir{};
   // stap -m: "iotap", or a stamped name for a module made for another machine (module_stamp.h).
   std::string module_name = "iotap";
+  // iotap's own scripts (the verbs', the bundled examples): handlers run with interrupts off
+  // (-D INTERRUPTIBLE=0, unless stap_options set INTERRUPTIBLE), so that no interrupt's probe hit
+  // is dropped uncounted. Off (a user's script): stap's own default, and its statement budgets.
+  bool interrupts_off = false;
 };
 
 struct CompiledModule {
