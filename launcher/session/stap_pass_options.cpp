@@ -91,8 +91,12 @@ void add_stap_pass_options(po::options_description& visible, po::options_descrip
       ",G", checked_words(options.globals, stap::check_global)->value_name("NAME=VALUE"),
       "stap -G: set the script's global NAME when the module loads (repeatable)")(
       "guru,g", po::bool_switch(&options.guru), "stap -g: guru mode (embedded C, kernel writes)")(
+      ",d", checked_words(options.unwind_modules, stap::check_unwind_module)->value_name("MODULE"),
+      "stap -d: symbols and unwind data of a kernel module (a name, or a file) for backtraces; "
+      "with --target vm, the guest kernel's module (repeatable)")(
       "all-modules", po::bool_switch(&options.all_modules),
-      "stap --all-modules: symbols of all loaded modules, for backtraces")(
+      "stap --all-modules: symbols and unwind data of all loaded modules, for backtraces (with "
+      "--target vm: the modules the guest loads)")(
       "suppress-time-limits", po::bool_switch(&options.suppress_time_limits),
       "stap --suppress-time-limits: lift MAXACTION and the overload limits (needs -g)")(
       ",T",

@@ -27,6 +27,7 @@
 #include "iotap/stap/shared_runtime.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
+#include "iotap/target/guest_modules.h"
 #include "iotap/target/kernel_debuginfo.h"
 #include "iotap/target/kernel_tree.h"
 #include "iotap/target/local_runner.h"
@@ -198,6 +199,36 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   return prepared;
 }
 
+// -d MODULE and --all-modules for a --target vm run: the guest kernel's own module files (stap
+// -d PATH). stap, compiling on this host, would look a name up among this kernel's modules and
+// read this host's /proc/modules for --all-modules, and the guest's md and dm modules would get
+// no unwind data ("Missing unwind data for a module", frames below them "(inexact)"). Said before
+// anything slow; other targets get stap's own reading of them.
+stap::StapOptions stap_options_for_target(stap::StapOptions options, const PreparedRun& prepared) {
+  if (!prepared.vm) return options;
+  for (auto& module : options.unwind_modules) {
+    // A path is the user's file; "kernel" is stap's name for vmlinux.
+    if (module.find('/') != std::string::npos || module == "kernel") continue;
+    try {
+      module = vm::guest_module_file(config::kGuestKernel, module);
+    } catch (const UserError& error) {
+      throw UserError("-d " + module + ": " + error.what());
+    }
+  }
+  if (options.all_modules) {
+    // stap's --all-modules: every module in /proc/modules, and the kernel.
+    options.all_modules = false;
+    std::vector<std::string> files =
+        vm::guest_loaded_module_files(config::kGuestKernel, prepared.stack);
+    files.emplace_back("kernel");
+    for (auto& file : files) {
+      if (std::ranges::find(options.unwind_modules, file) == options.unwind_modules.end())
+        options.unwind_modules.push_back(std::move(file));
+    }
+  }
+  return options;
+}
+
 // The guest kernel's symbol table, read by booting the guest once without a module.
 std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
   sinks.status(
@@ -348,6 +379,7 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                stap::compile_words(script.stap_options),
                                stap::module_cache_dir(data_paths().cache + "/modules")};
   request.io_replayer_exe = traced_program_with(prepared.markers.exe, "io_replayer");
+  request.interrupts_off = script.interrupts_off;
   if (!options.module_path.empty()) return saved_module(request, options, work, sinks);
   if (saving) request.module_name = stap::stamped_module_name(stap::module_stamp(request));
   const std::string key = stap::module_key(request);
@@ -531,6 +563,7 @@ TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& optio
   // With report_overhead, the module counts its probes' hits (stap -t) and reports them at its
   // end, into the output: taken out here (stap/hit_report.h).
   TracedScript script = asked;
+  script.stap_options = stap_options_for_target(asked.stap_options, prepared);
   TracedRunSinks sinks = asked_sinks;
   std::optional<stap::HitReport> hit_report;
   if (script.report_overhead && asked_sinks.output) {

@@ -30,6 +30,9 @@ ModuleStamp module_stamp(const CompileRequest& request) {
   for (const auto& word : request.script_args) script.update_field(word);
   script.update_field("stap options");
   for (const auto& word : request.stap_options) script.update_field(word);
+  // Said only for a user's script, so that the stamps of iotap's own (compiled with interrupts
+  // off, as every script once was) stay what they were.
+  if (!request.interrupts_off) script.update_field("interrupts as stap has them");
   const std::string macros = tapset_paths_text(request);
   script.update_field(macros);
   // The tapsets by name within their directory and by content: the same iotap installed

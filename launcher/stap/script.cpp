@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "iotap/util/error.h"
 #include "iotap/util/file_kind.h"
@@ -165,6 +166,14 @@ std::string substitute_markers(std::string_view text, const Markers& markers,
     }
   }
   return out;
+}
+
+bool is_bundled_example(const std::string& script_path, const std::string& examples_dir) {
+  std::error_code error;
+  const std::filesystem::path script = std::filesystem::canonical(script_path, error);
+  if (error) return false;
+  const std::filesystem::path examples = std::filesystem::canonical(examples_dir, error);
+  return !error && script.parent_path() == examples;
 }
 
 std::string prepare_script(const std::string& script_path, const Markers& markers) {

@@ -2,7 +2,9 @@
 #include "iotap/stap/stap_options.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <filesystem>
 
 #include "iotap/util/error.h"
 
@@ -37,6 +39,14 @@ std::string check_define(std::string_view text) {
   return std::string(text);
 }
 
+bool is_stap_keyword(std::string_view word) {
+  static constexpr std::array<std::string_view, 20> kKeywords{
+      "probe", "global", "function", "if",     "else",  "for",    "foreach",
+      "in",    "limit",  "return",   "delete", "while", "break",  "continue",
+      "next",  "string", "long",     "try",    "catch", "private"};
+  return std::ranges::find(kKeywords, word) != kKeywords.end();
+}
+
 std::string check_global(std::string_view text) {
   const size_t equals = text.find('=');
   const std::string_view name = text.substr(0, equals);
@@ -50,7 +60,36 @@ std::string check_global(std::string_view text) {
         "as stap does, e.g. -G interval=5; got '" +
         std::string(text) + "'");
   }
+  // stap takes -G limit=3 and passes it to the module, which has no such parameter: no script
+  // can declare a global named as a keyword.
+  if (is_stap_keyword(name)) {
+    throw UserError("-G " + std::string(text) + ": '" + std::string(name) +
+                    "' is a SystemTap keyword, which no script can have as a global: name "
+                    "another of the script's globals, e.g. -G interval=5");
+  }
   return std::string(text);
+}
+
+std::string check_unwind_module(std::string_view text) {
+  const std::string word(text);
+  if (word.find('/') != std::string::npos) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(word, error)) {
+      throw UserError(
+          "-d " + word + ": " +
+          (std::filesystem::exists(word, error) ? "not a regular file" : "no such file") +
+          " (-d takes a kernel module's name, e.g. -d raid0, or a file's path)");
+    }
+    return word;
+  }
+  const auto module_char = [](char c) { return is_word_char(c) || c == '-'; };
+  if (word.empty() || !std::ranges::all_of(word, module_char)) {
+    throw UserError(
+        "-d takes a kernel module's name (letters, digits, _ and -), e.g. -d raid0, or the path "
+        "of a module or program, as stap does; got '" +
+        word + "'");
+  }
+  return word;
 }
 
 void check_stap_options(const StapOptions& options) {
@@ -66,6 +105,7 @@ std::vector<std::string> compile_words(const StapOptions& options) {
   for (const auto& define : options.defines) words.insert(words.end(), {"-D", define});
   if (options.guru) words.emplace_back("-g");
   if (options.suppress_time_limits) words.emplace_back("--suppress-time-limits");
+  for (const auto& module : options.unwind_modules) words.insert(words.end(), {"-d", module});
   if (options.all_modules) words.emplace_back("--all-modules");
   if (options.exit_after_seconds != 0)
     words.insert(words.end(), {"-T", std::to_string(options.exit_after_seconds)});

@@ -48,6 +48,13 @@ std::optional<std::pair<std::string_view, std::pair<uint64_t, uint64_t>>> parse_
   return std::make_pair(words[0], std::make_pair(*base, *base + size));
 }
 
+// What follows an address that stap's print_backtrace() (or print_stack()) has named already:
+// "0xffffffffaa13d330 : bio_endio+0x10/0x40 [kernel]", or "0xffffffffc0524151 [raid0+0x1/0x90]"
+// where stap knew only the module. The address column stays an address there.
+bool named_by_stap(std::string_view after_address) {
+  return after_address.starts_with(" : ") || after_address.starts_with(" [");
+}
+
 }  // namespace
 
 bool KernelSymbols::is_section_marker(std::string_view name) {
@@ -152,7 +159,8 @@ std::string KernelSymbols::symbolize_text(std::string_view text) const {
                            (digits_end == text.size() ||
                             std::isxdigit(static_cast<unsigned char>(text[digits_end])) == 0);
     std::optional<uint64_t> address;
-    if (token_start && token_end) address = parse_hex(text.substr(found + 2, kDigits));
+    if (token_start && token_end && !named_by_stap(text.substr(digits_end)))
+      address = parse_hex(text.substr(found + 2, kDigits));
     out.append(text.substr(at, found - at));
     if (address) {
       out += describe(*address);

@@ -11,6 +11,7 @@
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/stack_json.h"
 #include "iotap/stap/script.h"
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/verbs/verbs.h"
@@ -56,19 +57,27 @@ Ctrl-C, 143 after SIGTERM). --timeout counts from the end of the compile (the gu
 meanwhile), boot and stack included; without it, a guest that has not started the run 300 s
 after that is taken for hung.
 
-stap's options: -D, -G, -g, -v, -T, --all-modules and --suppress-time-limits are passed on (-G
-when staprun loads the module, -v to staprun too). -c, -x and -o mean what they mean to stap.
-Refused, because iotap sets them: -p, -m, -r, -R, -I, --runtime (a kernel module; bpf does not
-run in the guest); -e (a script file only), -l/-L (they list probe points and run nothing), -F
-and -b (iotap streams one output). Handlers run with interrupts off (-D INTERRUPTIBLE=0, which
-your own -D INTERRUPTIBLE=1 replaces): with them on, as stap has them by default, a probe hit
-from an interrupt while another handler runs on its CPU is dropped and counted nowhere.
+stap's options: -D, -G, -g, -d, -v, -T, --all-modules and --suppress-time-limits are passed on
+(-G when staprun loads the module, -v to staprun too). -c, -x and -o mean what they mean to stap.
+With --target vm, -d MODULE (a name, e.g. -d raid0) is the guest kernel's module, whose file
+iotap gives stap (the -dbg package's copy, with its unwind data, when installed), and
+--all-modules means the kernel and the modules the guest has loaded (its own and the stack's
+md and dm modules), not this machine's. Refused, because iotap sets them: -p, -m, -r, -R, -I, --runtime (a
+kernel module; bpf does not run in the guest); -e (a script file only), -l/-L (they list probe
+points and run nothing), -F and -b (iotap streams one output).
+
+Your script compiles as stap compiles it, with stap's limits (MAXACTION ...), and with -t (above).
+iotap's own examples (examples/*.stp) run as its verbs do, with interrupts off in handlers (-D
+INTERRUPTIBLE=0, which -D INTERRUPTIBLE=1 replaces): with them on, a probe hit from an interrupt
+while another handler runs on its CPU is dropped and counted nowhere. Your script may ask for
+the same with -D INTERRUPTIBLE=0; stap 4.8 then gives begin, end, init and tracepoint handlers
+MAXACTION (1000 statements) instead of 10000 (syscall_any's init alone runs 1660).
 
 examples:
   iotap run examples/iotime.stp --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
       -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
   iotap run my.stp -x 1234                 # attach to a running process, this kernel
-  iotap run my.stp vda 5 -G limit=3 -D MAXACTION=100000 --target vm -c /bin/true   # $1/@1 is vda
+  iotap run my.stp vda 5 -G max_lines=3 -D MAXACTION=100000 --target vm -c /bin/true   # $1/@1 is vda
   iotap run my.stp --target vm --stack 'raid1(ram, delay(ram, 20ms))' -c 'block_hasher -d __DEV__ -b 65536 -t 4'
 
 --stack SPEC grammar: raid0, raid1, raid10, raid5 (md); linear, delay, flakey, error, striped,
@@ -133,6 +142,8 @@ int run(Args args) {
     }
   };
   traced.path = script;
+  // A user's script gets stap's own interrupts and budgets; iotap's examples, its verbs' way.
+  traced.interrupts_off = stap::is_bundled_example(script, data_paths().examples);
   traced.program_stdout_in_stream = true;
   traced.kernel_symbols = !raw_addresses && prints_backtraces(script_text);
   // Addresses are named a whole line at a time: a read can end in the middle of one.

@@ -330,6 +330,35 @@ const std::vector<Example>& examples() {
        },
        "sh -c 'cat /root/no-such-file || true'",
        std::vector<std::string>{"kernel", "do_sys_openat2", "$return < 0"}},
+      // Per process id, name and system call: how many returned (syscall_any.return). Its
+      // syscall_any tapset's init runs 1,660 statements: over stap 4.8's MAXACTION under
+      // INTERRUPTIBLE=0, which iotap once forced on every script ("MAXACTION exceeded").
+      {"lwtools/syscallbypid-nd",
+       [](const std::string&, const Rows& rows, int skipped) {
+         // PID CMD SYSCALL COUNT, one row per process: block_hasher's pread64s are its reads.
+         long preads = 0;
+         for (const auto& row : rows) {
+           if (row.size() == 4 && row[1] == "block_hasher" && row[2] == "pread64")
+             preads += number(row, 3);
+         }
+         EXPECT_GE(preads + skipped, kReads) << "block_hasher's pread64 returns";
+       }},
+      // Per program name: how many system calls it entered (syscall_any), most first.
+      {"process/syscalls_by_proc",
+       [](const std::string&, const Rows& rows, int skipped) {
+         // #SysCalls Process Name
+         std::vector<long> counts;
+         long hasher = -1;
+         for (const auto& row : rows) {
+           if (row.size() != 2 || row[0].find_first_not_of("0123456789") != std::string::npos)
+             continue;
+           counts.push_back(number(row, 0));
+           if (row[1] == "block_hasher") hasher = number(row, 0);
+         }
+         // Its 32 preads and more (its opens, its threads' start).
+         EXPECT_GT(hasher + skipped, kReads) << "block_hasher's system calls";
+         EXPECT_TRUE(std::ranges::is_sorted(counts, std::greater<>())) << "most first";
+       }},
   };
   return kExamples;
 }

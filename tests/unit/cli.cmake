@@ -116,7 +116,7 @@ iotap_cli_test(cli_run_pid_in_vm 2 "-x attaches to a process on this host" run $
 iotap_cli_test(cli_run_unknown_option 2 "iotap run: unrecognised option '--stak'" run ${iotime} --stak x)
 # stap's options: passed on, or refused with why, before anything is compiled. After --, every
 # word is the script's (--stak would otherwise be unknown; here the local kernel is refused).
-iotap_cli_test(cli_run_help_stap_options 0 "usage: iotap run SCRIPT.stp \\[ARG\\.\\.\\.\\].*after '--' every word is an argument.*-D, -G, -g, -v, -T, --all-modules and --suppress-time-limits are passed on.*Refused, because iotap sets them: -p, -m, -r, -R, -I, --runtime.*-D NAME\\[=VALUE\\].*-G NAME=VALUE.*-v \\[ --verbose \\]" run --help)
+iotap_cli_test(cli_run_help_stap_options 0 "usage: iotap run SCRIPT.stp \\[ARG\\.\\.\\.\\].*after '--' every word is an argument.*-D, -G, -g, -d, -v, -T, --all-modules and --suppress-time-limits are passed on.*Refused, because iotap sets them: -p, -m, -r, -R, -I, --runtime.*-D NAME\\[=VALUE\\].*-G NAME=VALUE.*-v \\[ --verbose \\]" run --help)
 iotap_cli_test(cli_run_define_bad_name 2 "^iotap: -D takes NAME or NAME=VALUE [^\n]*got '1X=3'\n$" run ${iotime} -D 1X=3 --target vm)
 iotap_cli_test(cli_run_define_bad_value 2 "^iotap: -D takes NAME or NAME=VALUE [^\n]*got 'X=a b'\n$" run ${iotime} -D "X=a b" --target vm)
 iotap_cli_test(cli_run_global_without_value 2 "^iotap: -G takes NAME=VALUE, a global of the script and its value [^\n]*got 'limit'\n$" run ${iotime} -G limit --target vm)
@@ -342,3 +342,23 @@ iotap_cli_test(cli_ssh_user_not_utf8 2
 iotap_cli_test(cli_fleet_every_host_fails 4
   "fleet: 2 hosts, 0 ran, 2 failed\n  failed: 127.0.0.1:1: ssh could not run iotap's agent there"
   run ${iotime} --target ssh://127.0.0.1:1 --target ssh://127.0.0.1:2 -c /bin/true)
+
+# issue 27: stap's -d MODULE is taken (a module name or a file), and for --target vm a name is the
+# guest kernel's module, checked before anything compiles; -G with a SystemTap keyword, which no
+# script can declare, is refused in one line (run --help's example once read -G limit=3).
+iotap_cli_test(cli_run_global_keyword 2
+  "^iotap: -G limit=3: 'limit' is a SystemTap keyword, which no script can have as a global: name another of the script's globals, e.g. -G interval=5\n$"
+  run ${iotime} -G limit=3 --target vm)
+iotap_cli_test(cli_run_unwind_bad_name 2
+  "^iotap: -d takes a kernel module's name \\(letters, digits, _ and -\\), e.g. -d raid0, or the path of a module or program, as stap does; got 'raid0.ko'\n$"
+  run ${iotime} -d raid0.ko --target vm)
+iotap_cli_test(cli_run_unwind_missing_file 2
+  "^iotap: -d /nonexistent/raid0.ko: no such file \\(-d takes a kernel module's name, e.g. -d raid0, or a file's path\\)\n$"
+  run ${iotime} -d /nonexistent/raid0.ko --target vm)
+iotap_cli_test(cli_run_unwind_unknown_guest_module 2
+  "^iotap: -d nosuchmodule: kernel [^ ]+ has no module 'nosuchmodule' in /lib/modules/[^ ]+/modules.dep\n$"
+  run ${iotime} -d nosuchmodule --target vm)
+iotap_cli_test(cli_run_help_unwind_and_interrupts 0
+  "-D, -G, -g, -d, -v, -T, --all-modules and --suppress-time-limits are passed on.*With --target vm, -d MODULE \\(a name, e.g. -d raid0\\) is the guest kernel's module.*Your script compiles as stap compiles it.*-G max_lines=3"
+  run --help)
+iotap_unit_test(guest_modules_test SOURCES target/guest_modules_test.cpp LIBS iotap_target)

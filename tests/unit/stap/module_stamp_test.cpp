@@ -55,7 +55,9 @@ TEST_F(ModuleStampTest, AnotherScriptArgumentOrOptionMovesTheScriptPartOnly) {
   options.stap_options = {"-D", "MAXMAPENTRIES=8192"};
   CompileRequest name = request();
   name.script_name = "latency.stp";
-  for (const CompileRequest& other : {text, args, options, name}) {
+  CompileRequest interrupts = request();
+  interrupts.interrupts_off = !interrupts.interrupts_off;
+  for (const CompileRequest& other : {text, args, options, name, interrupts}) {
     const ModuleStamp stamp = module_stamp(other);
     EXPECT_NE(stamp.script, base.script);
     EXPECT_EQ(stamp.programs, base.programs);

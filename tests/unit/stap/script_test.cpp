@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <wordexp.h>
 
+#include <filesystem>
+
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/quoting.h"
@@ -39,6 +41,25 @@ TEST(Script, AScriptWithoutMarkersIsUnchanged) {
 
 TEST(Script, MissingScriptIsAUserError) {
   EXPECT_THROW(prepare_script("/nonexistent.stp", {}), UserError);
+}
+
+// iotap's bundled examples keep interrupts off in their handlers (iotap run); any other script
+// is a user's, run as stap runs it: a copy elsewhere, or a file under a subdirectory, is not one.
+TEST(Script, BundledExamplesAreThoseInTheExamplesDirectory) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "examples/sub");
+  write_file(dir / "examples/iotime.stp", "probe begin {}\n");
+  write_file(dir / "examples/sub/x.stp", "probe begin {}\n");
+  write_file(dir / "mine.stp", "probe begin {}\n");
+  std::filesystem::create_symlink(dir / "examples/iotime.stp", dir / "link.stp");
+  const std::string examples = dir / "examples";
+  EXPECT_TRUE(is_bundled_example(dir / "examples/iotime.stp", examples));
+  EXPECT_TRUE(is_bundled_example(dir / "examples/../examples/iotime.stp", examples));
+  EXPECT_TRUE(is_bundled_example(dir / "link.stp", examples));
+  EXPECT_FALSE(is_bundled_example(dir / "mine.stp", examples));
+  EXPECT_FALSE(is_bundled_example(dir / "examples/sub/x.stp", examples));
+  EXPECT_FALSE(is_bundled_example(dir / "examples/missing.stp", examples));
+  EXPECT_FALSE(is_bundled_example(dir / "mine.stp", dir / "no-such-dir"));
 }
 
 TEST(Quoting, WordexpGivesBackTheWords) {

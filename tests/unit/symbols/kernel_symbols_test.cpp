@@ -51,6 +51,20 @@ TEST(KernelSymbols, RewritesAddressesInText) {
             "0xffffaa 0xffffffffaa13d330ab a0xffffffffaa13d330 0x7ffc");
 }
 
+// print_backtrace() lines carry stap's own names: the address column stays an address (it
+// read "bio_endio+0x10 : bio_endio+0x10/0x40 [kernel]"), where stap knew only the module too.
+TEST(KernelSymbols, LeavesFramesStapNamedAlone) {
+  const auto table = KernelSymbols::parse(kKallsyms);
+  const std::string stap_lines =
+      " 0xffffffffaa13d330 : bio_endio+0x10/0x40 [kernel]\n"
+      " 0xffffffffc0524151 : raid0_make_request+0x1/0x90 [raid0] (inexact)\n"
+      " 0xffffffffc0524151 [raid0+0x1/0x90]\n";
+  EXPECT_EQ(table.symbolize_text(stap_lines), stap_lines);
+  // The same addresses on their own (backtrace()'s words) are still named.
+  EXPECT_EQ(table.symbolize_text(" 0xffffffffaa13d330 :0xffffffffc0524151\n"),
+            " bio_endio+0x10 :raid0_make_request+0x1 [raid0]\n");
+}
+
 TEST(KernelSymbols, AModulesExtentBoundsItsLastFunction) {
   // The probe module loads after the table is read: its code must not read as raid0's.
   const auto table = KernelSymbols::parse(std::string(kKallsyms) +

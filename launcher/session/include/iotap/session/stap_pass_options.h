@@ -1,5 +1,5 @@
 #pragma once
-// iotap run's stap options: the ones passed on to stap and staprun (-D, -G, -g, -v, -T,
+// iotap run's stap options: the ones passed on to stap and staprun (-D, -G, -g, -d, -v, -T,
 // --all-modules, --suppress-time-limits), and the ones iotap sets itself, refused with why.
 #include <boost/program_options/options_description.hpp>
 

@@ -60,6 +60,10 @@ struct TracedScript {
   std::vector<std::string> args;
   // The user's stap options (iotap run -D, -G, -v, ...): for the compile, staprun and the module.
   stap::StapOptions stap_options{};
+  // Handlers run with interrupts off (stap::CompileRequest::interrupts_off): iotap's own scripts,
+  // which must not lose an interrupt's probe hit. iotap run turns it off for a user's script,
+  // which gets stap's own default and budgets.
+  bool interrupts_off = true;
   // The script prints kernel addresses (backtrace()): fetch the target's symbol table so they
   // can be named on the host (TracedRunResult::kernel_symbols, TracedRunSinks::kernel_symbols).
   bool kernel_symbols = false;

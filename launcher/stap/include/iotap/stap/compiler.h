@@ -31,6 +31,10 @@ struct CompileRequest {
   // The io_replayer binary the io_replayer tapset probes (@io_replayer_exe), as
   // block_hasher_exe. Last, so that positional initialisers of the fields above stay valid.
   std::string io_replayer_exe{};
+  // iotap's own scripts (the verbs', the bundled examples): handlers run with interrupts off
+  // (-D INTERRUPTIBLE=0, unless stap_options set INTERRUPTIBLE), so that no interrupt's probe hit
+  // is dropped uncounted. Off (a user's script): stap's own default, and its statement budgets.
+  bool interrupts_off = false;
 };
 
 struct CompiledModule {

@@ -29,6 +29,10 @@ std::string read_script(const std::string& script_path);
 std::string substitute_markers(std::string_view text, const Markers& markers,
                                const std::string& script_name);
 
+// Whether `script_path` is one of the scripts in `examples_dir` (iotap's bundled examples), by
+// what both name once links are followed; false when either is missing.
+bool is_bundled_example(const std::string& script_path, const std::string& examples_dir);
+
 // read_script, then substitute_markers.
 std::string prepare_script(const std::string& script_path, const Markers& markers);
 

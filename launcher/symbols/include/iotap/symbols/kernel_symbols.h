@@ -37,7 +37,9 @@ class KernelSymbols {
   [[nodiscard]] std::string describe(uint64_t address) const;
 
   // Every kernel address in `text` (a 0xffff... token of 16 hex digits) replaced by its
-  // describe(): how `iotap run` shows backtrace() output.
+  // describe(): how `iotap run` shows backtrace() output. An address stap named itself
+  // (print_backtrace()'s "ADDRESS : NAME+OFF/SIZE [MODULE]", or "ADDRESS [MODULE+OFF/SIZE]")
+  // is left as it is: stap's line already says what describe() would.
   [[nodiscard]] std::string symbolize_text(std::string_view text) const;
 
   [[nodiscard]] size_t size() const { return entries_.size(); }
