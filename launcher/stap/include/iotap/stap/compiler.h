@@ -29,7 +29,7 @@ struct CompileRequest {
   // stap -m: "iotap", or a stamped name for a module made for another machine (module_stamp.h).
   std::string module_name = "iotap";
   // The io_replayer binary the io_replayer tapset probes (@io_replayer_exe), as
-  // block_hasher_exe. Last, so that positional initialisers of the fields above stay valid.
+  // block_hasher_exe. Set by name, after the positional fields above.
   std::string io_replayer_exe{};
   // iotap's own scripts (the verbs', the bundled examples): handlers run with interrupts off
   // (-D INTERRUPTIBLE=0, unless stap_options set INTERRUPTIBLE), so that no interrupt's probe hit
