@@ -1,6 +1,8 @@
 // iotap: find the verb, hand it its arguments, turn errors into one line and an exit status.
 #include <boost/program_options/errors.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -61,13 +63,33 @@ void print_version() {
                               .c_str());
 }
 
+int run_verb(std::vector<std::string> args);
+
+// What iotap printed on stdout must have reached it: a full disk or a closed stdout loses the
+// report, and the exit status says so (2, as for any file iotap cannot write), with one line on
+// stderr. A status that is already not 0 is kept: it says more.
+int with_stdout_checked(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && std::ferror(stdout) == 0) return status;
+  std::fprintf(stderr, "iotap: cannot write the report to stdout: %s\n",
+               flushed || error == 0 ? "a write failed" : std::strerror(error));
+  return status == 0 ? iotap::exit_status::kUsage : status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // Before anything can start a child: a stop signal from here on ends every child and removes
   // every temp dir (util/stop_signal.h).
   iotap::install_stop_handlers();
-  std::vector<std::string> args(argv + 1, argv + argc);
+  return with_stdout_checked(run_verb(std::vector<std::string>(argv + 1, argv + argc)));
+}
+
+namespace {
+
+int run_verb(std::vector<std::string> args) {
   if (args.empty()) {
     print_usage(stderr);
     return 2;
@@ -117,3 +139,5 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "iotap: unknown verb '%s' (see 'iotap --help')\n", args[0].c_str());
   return 2;
 }
+
+}  // namespace

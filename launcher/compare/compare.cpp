@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <vector>
 
 #include "iotap/recording/fidelity.h"
-#include "iotap/util/error.h"
+#include "iotap/report/attribution_check.h"
 
 namespace iotap::compare {
 
@@ -45,7 +46,9 @@ const Json& at_or_null(const Json& doc, const Json::json_pointer& pointer) {
 
 // The stack an attribution ran on: its top device's spec (a recording's: its header's), or null.
 Json stack_of(const Json& doc) {
-  if (doc.contains("recording")) return doc["recording"].value("stack", Json(nullptr));
+  if (const auto recording = doc.find("recording");
+      recording != doc.end() && recording->is_object())
+    return recording->value("stack", Json(nullptr));
   const Json& devices = at_or_null(doc, Json::json_pointer("/devices"));
   if (devices.is_array() && !devices.empty() && devices[0].contains("spec"))
     return devices[0]["spec"];
@@ -61,25 +64,74 @@ Json latency_pairs(const Json& a, const Json& b) {
   return out;
 }
 
-Json find_by(const Json& list, const char* key, const Json& value) {
-  if (!list.is_array()) return nullptr;
-  for (const auto& item : list)
-    if (item.contains(key) && item[key] == value) return item;
-  return nullptr;
+// `doc`'s member `key` when it is an array, else an empty one; a reference, not a copy.
+const Json& list_of(const Json& doc, const char* key) {
+  static const Json kEmpty = Json::array();
+  const auto it = doc.find(key);
+  return it != doc.end() && it->is_array() ? *it : kEmpty;
+}
+
+// `doc`'s member `key`, or null.
+Json member(const Json& doc, const char* key) {
+  return doc.is_object() ? doc.value(key, Json(nullptr)) : Json(nullptr);
+}
+
+// An item's name (a layer's, a device's), or "" when it has none.
+std::string name_of(const Json& item) {
+  const Json name = member(item, "name");
+  return name.is_string() ? name.get<std::string>() : "";
+}
+
+// `doc`'s member `key` when it is an object, else an empty one.
+Json object_of(const Json& doc, const char* key) {
+  const Json value = member(doc, key);
+  return value.is_object() ? value : Json::object();
+}
+
+// The items of `list` by their `key` (a string): the first of each name. One pass, so that
+// matching thousands of devices stays linear.
+std::unordered_map<std::string, const Json*> by_name(const Json& list, const char* key) {
+  std::unordered_map<std::string, const Json*> out;
+  for (const auto& item : list) {
+    const auto it = item.is_object() ? item.find(key) : item.end();
+    if (it != item.end() && it->is_string()) out.emplace(it->get<std::string>(), &item);
+  }
+  return out;
+}
+
+const Json& found_or_null(const std::unordered_map<std::string, const Json*>& items,
+                          const std::string& name) {
+  static const Json kNull = nullptr;
+  const auto it = items.find(name);
+  return it == items.end() ? kNull : *it->second;
+}
+
+// A recording holds requests only: it has no data for the block I/O rows (layers, devices).
+bool is_recording(const Json& doc) {
+  return doc.contains("recording");
+}
+
+// A block I/O row where one side is a recording: that side has no data, which is not a
+// difference worth a look.
+void mark_no_data(Json& pair, const char* side) {
+  pair["notable"] = false;
+  pair["no_data"] = side;
 }
 
 // The slow members named; null for a recording, which holds no block I/O to judge.
 Json verdict_of(const Json& doc) {
-  if (doc.contains("recording")) return nullptr;
+  if (is_recording(doc)) return nullptr;
   Json out = Json::array();
   const Json& slow = at_or_null(doc, Json::json_pointer("/verdict/slow_members"));
   if (!slow.is_array()) return out;
   for (const auto& s : slow) {
-    out.push_back({{"name", s.value("name", "")},
-                   {"spec", s.value("spec", Json(nullptr))},
-                   {"array", s.value("array", "")},
-                   {"mean_us", s["evidence"].value("mean_us", 0.0)},
-                   {"share_of_slowest", s["evidence"].value("share_of_slowest", 0.0)}});
+    const Json evidence = object_of(s, "evidence");
+    const Json array = member(s, "array");
+    out.push_back({{"name", name_of(s)},
+                   {"spec", member(s, "spec")},
+                   {"array", array.is_string() ? array : Json("")},
+                   {"mean_us", evidence.value("mean_us", 0.0)},
+                   {"share_of_slowest", evidence.value("share_of_slowest", 0.0)}});
   }
   return out;
 }
@@ -127,76 +179,84 @@ Json attribution_of(const recording::Recording& recording) {
 }
 
 void check_attribution(const Json& doc, const std::string& name) {
-  if (!doc.is_object() || doc.value("schema", "") != kAttributionSchema ||
-      !doc.contains("requests"))
-    throw UserError(name +
-                    " is not an iotap attribution (the --json of iotap attribute, diagnose "
-                    "or replay, schema " +
-                    std::string(kAttributionSchema) + ") nor a recording");
+  report::check_attribution(doc, name, " nor a recording");
 }
 
 Json compare(const Json& a, const std::string& a_name, const Json& b, const std::string& b_name) {
   Json out;
   out["schema"] = kSchema;
-  out["a"] = {{"file", a_name}, {"stack", stack_of(a)}};
-  out["b"] = {{"file", b_name}, {"stack", stack_of(b)}};
-  const Json& ra = a["requests"];
-  const Json& rb = b["requests"];
-  Json requests{{"count", pair(ra.value("count", Json(nullptr)), rb.value("count", Json(nullptr)),
-                               /*latency=*/false)},
-                {"latency_us", latency_pairs(ra.value("latency_us", Json::object()),
-                                             rb.value("latency_us", Json::object()))}};
+  out["a"] = {{"file", a_name},
+              {"stack", stack_of(a)},
+              {"kind", is_recording(a) ? "recording" : "attribution"}};
+  out["b"] = {{"file", b_name},
+              {"stack", stack_of(b)},
+              {"kind", is_recording(b) ? "recording" : "attribution"}};
+  const Json ra = object_of(a, "requests");
+  const Json rb = object_of(b, "requests");
+  Json requests{
+      {"count", pair(member(ra, "count"), member(rb, "count"), /*latency=*/false)},
+      {"latency_us", latency_pairs(object_of(ra, "latency_us"), object_of(rb, "latency_us"))}};
   Json kinds = Json::array();
+  const auto kinds_a = by_name(list_of(ra, "kinds"), "op");
+  const auto kinds_b = by_name(list_of(rb, "kinds"), "op");
   for (const char* op : {"read", "write", "flush"}) {
-    const Json ka = find_by(ra.value("kinds", Json::array()), "op", op);
-    const Json kb = find_by(rb.value("kinds", Json::array()), "op", op);
+    const Json& ka = found_or_null(kinds_a, op);
+    const Json& kb = found_or_null(kinds_b, op);
     if (ka.is_null() && kb.is_null()) continue;
     kinds.push_back(
         {{"op", op},
-         {"count", pair(ka.is_null() ? Json(nullptr) : ka["count"],
-                        kb.is_null() ? Json(nullptr) : kb["count"], false)},
-         {"latency_us", latency_pairs(ka.is_null() ? Json::object() : ka["latency_us"],
-                                      kb.is_null() ? Json::object() : kb["latency_us"])}});
+         {"count", pair(member(ka, "count"), member(kb, "count"), false)},
+         {"latency_us", latency_pairs(object_of(ka, "latency_us"), object_of(kb, "latency_us"))}});
   }
   requests["kinds"] = std::move(kinds);
   out["requests"] = std::move(requests);
 
+  // The block I/O rows: a recording has none of its own (it is marked as having no data).
+  const char* no_data = is_recording(a) ? "a" : is_recording(b) ? "b" : nullptr;
+  const auto with_no_data = [no_data](Json pair) {
+    if (no_data != nullptr) mark_no_data(pair, no_data);
+    return pair;
+  };
   Json layers = Json::array();
-  const Json la = a.value("layers", Json::array());
-  const Json lb = b.value("layers", Json::array());
+  const Json& la = list_of(a, "layers");
+  const Json& lb = list_of(b, "layers");
+  const auto layers_a = by_name(la, "name");
+  const auto layers_b = by_name(lb, "name");
   for (const auto& layer : la.empty() ? lb : la) {
-    const Json x = find_by(la, "name", layer["name"]);
-    const Json y = find_by(lb, "name", layer["name"]);
-    layers.push_back({{"name", layer["name"]},
-                      {"mean_us", pair(x.is_null() ? Json(nullptr) : x["mean_us"],
-                                       y.is_null() ? Json(nullptr) : y["mean_us"], true)},
-                      {"share", pair(x.is_null() ? Json(nullptr) : x["share"],
-                                     y.is_null() ? Json(nullptr) : y["share"], false)}});
+    const std::string name = name_of(layer);
+    const Json& x = found_or_null(layers_a, name);
+    const Json& y = found_or_null(layers_b, name);
+    layers.push_back(
+        {{"name", name},
+         {"mean_us", with_no_data(pair(member(x, "mean_us"), member(y, "mean_us"), true))},
+         {"share", with_no_data(pair(member(x, "share"), member(y, "share"), false))}});
   }
   out["layers"] = std::move(layers);
 
   // Devices by name, a's first in its order, then b's that a lacks.
+  const Json& da = list_of(a, "devices");
+  const Json& db = list_of(b, "devices");
+  const auto devices_a = by_name(da, "name");
+  const auto devices_b = by_name(db, "name");
   Json devices = Json::array();
-  std::vector<std::string> names;
-  for (const Json* doc : {&a, &b})
-    for (const auto& d : doc->value("devices", Json::array()))
-      if (d.contains("ios") &&
-          std::find(names.begin(), names.end(), d["name"].get<std::string>()) == names.end())
-        names.push_back(d["name"]);
-  for (const auto& name : names) {
-    const Json x = find_by(a.value("devices", Json::array()), "name", name);
-    const Json y = find_by(b.value("devices", Json::array()), "name", name);
-    const auto field = [](const Json& d, const char* key) {
-      return d.is_null() ? Json(nullptr) : d.value(key, Json(nullptr));
-    };
-    const auto latency = [](const Json& d) {
-      return d.is_null() ? Json::object() : d.value("latency_us", Json::object());
-    };
-    devices.push_back({{"name", name},
-                       {"spec", {{"a", field(x, "spec")}, {"b", field(y, "spec")}}},
-                       {"ios", pair(field(x, "ios"), field(y, "ios"), false)},
-                       {"bytes", pair(field(x, "bytes"), field(y, "bytes"), false)},
-                       {"latency_us", latency_pairs(latency(x), latency(y))}});
+  std::unordered_map<std::string, bool> listed;
+  for (const Json* list : {&da, &db}) {
+    for (const auto& d : *list) {
+      if (!d.contains("ios")) continue;
+      const std::string name = name_of(d);
+      if (!listed.emplace(name, true).second) continue;
+      const Json& x = found_or_null(devices_a, name);
+      const Json& y = found_or_null(devices_b, name);
+      devices.push_back(
+          {{"name", name},
+           {"spec", {{"a", member(x, "spec")}, {"b", member(y, "spec")}}},
+           {"ios", with_no_data(pair(member(x, "ios"), member(y, "ios"), false))},
+           {"bytes", with_no_data(pair(member(x, "bytes"), member(y, "bytes"), false))},
+           {"latency_us", latency_pairs(object_of(x, "latency_us"), object_of(y, "latency_us"))}});
+      if (no_data != nullptr)
+        for (auto& [key, latency] : devices.back()["latency_us"].items())
+          mark_no_data(latency, no_data);
+    }
   }
   out["devices"] = std::move(devices);
   out["verdicts"] = {{"a", verdict_of(a)}, {"b", verdict_of(b)}};

@@ -65,6 +65,16 @@ std::string verdict_line(const Json& slow) {
   return text;
 }
 
+// Under the block I/O sections, when one side is a recording: why its column is empty.
+std::string no_data_note(const Json& c) {
+  for (const char* side : {"a", "b"}) {
+    if (c[side].value("kind", "") == "recording")
+      return std::string("  ") + (side[0] == 'a' ? "A" : "B") +
+             " is a recording: it holds no block I/O, so it has no data here (-)\n";
+  }
+  return "";
+}
+
 std::string side(const Json& s) {
   return s["file"].get<std::string>() +
          (s["stack"].is_string() ? " (stack " + s["stack"].get<std::string>() + ")" : "");
@@ -84,14 +94,14 @@ std::string compare_text(const Json& c) {
     text += row(op + " mean us", kind["latency_us"]["mean"]);
   }
   if (!c["layers"].empty()) {
-    text += "\nlayers (critical path, mean per request)\n";
+    text += "\nlayers (critical path, mean per request)\n" + no_data_note(c);
     for (const auto& layer : c["layers"]) {
       text += row(layer["name"].get<std::string>() + " us", layer["mean_us"]);
       text += row("  share", layer["share"], /*share=*/true);
     }
   }
   if (!c["devices"].empty()) {
-    text += "\ndevices (queue to completion per io)\n";
+    text += "\ndevices (queue to completion per io)\n" + no_data_note(c);
     for (const auto& d : c["devices"]) {
       const Json& a = d["spec"]["a"];
       const Json& b = d["spec"]["b"];

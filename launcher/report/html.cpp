@@ -68,8 +68,11 @@ footer { color: #555; margin-top: 2em; border-top: 1px solid #ddd; padding-top: 
 footer p { margin: 0.2em 0; }
 )";
 
-std::string text_of(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : "";
+// `object`'s member `key` when it is a string, else "" (absent, null). An attribution read from
+// a file is checked first (attribution_check.h); this keeps the page safe without it.
+std::string text_of(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::string percent(double share) {
@@ -87,19 +90,19 @@ struct Marked {
 Marked marked(const Json& verdict) {
   Marked out;
   for (const auto& s : verdict.value("slow_members", Json::array()))
-    out.slow.insert(text_of(s["name"]));
+    out.slow.insert(text_of(s, "name"));
   for (const auto& f : verdict.value("failing_members", Json::array()))
-    out.failing.insert(text_of(f["name"]));
+    out.failing.insert(text_of(f, "name"));
   return out;
 }
 
 std::string slow_member_sentence(const Json& s, bool with_share) {
   const Json evidence = s.value("evidence", Json::object());
-  std::string text = "<b>" + escape(text_of(s["name"])) + "</b>";
-  if (!text_of(s["spec"]).empty()) text += " = <code>" + escape(text_of(s["spec"])) + "</code>";
-  text += " in " + escape(text_of(s["parent"]));
-  if (text_of(s["member"]) != text_of(s["name"]) && !text_of(s["array"]).empty())
-    text += " (under " + escape(text_of(s["array"])) + ")";
+  std::string text = "<b>" + escape(text_of(s, "name")) + "</b>";
+  if (!text_of(s, "spec").empty()) text += " = <code>" + escape(text_of(s, "spec")) + "</code>";
+  text += " in " + escape(text_of(s, "parent"));
+  if (text_of(s, "member") != text_of(s, "name") && !text_of(s, "array").empty())
+    text += " (under " + escape(text_of(s, "array")) + ")";
   text += ": mean " + duration(evidence.value("mean_us", 0.0)) + " against " +
           duration(evidence.value("siblings_mean_us", 0.0)) + " for its " +
           plural(evidence.value("siblings", uint64_t{0}), "sibling", "siblings");
@@ -124,57 +127,78 @@ std::string verdict_section(const Json& a) {
   }
   if (!failing.empty()) {
     kind = "failing";
-    headline = "Failing member: " + escape(text_of(failing[0]["name"]));
+    headline = "Failing member: " + escape(text_of(failing[0], "name"));
   }
   if (!slow.empty()) {
     kind = "slow";
-    headline = "Slow member: " + escape(text_of(slow[0]["name"]));
-    if (!text_of(slow[0]["spec"]).empty()) headline += " = " + escape(text_of(slow[0]["spec"]));
+    headline = "Slow member: " + escape(text_of(slow[0], "name"));
+    if (!text_of(slow[0], "spec").empty()) headline += " = " + escape(text_of(slow[0], "spec"));
   }
   std::string html = R"(<section id="verdict" class="verdict )" + kind +
                      R"("><p class="headline">)" + headline + "</p>";
   for (const auto& s : slow) html += "<p>" + slow_member_sentence(s, status == "ok") + "</p>";
   for (const auto& f : failing)
-    html += "<p><b>" + escape(text_of(f["name"])) + "</b> in " + escape(text_of(f["parent"])) +
+    html += "<p><b>" + escape(text_of(f, "name")) + "</b> in " + escape(text_of(f, "parent")) +
             ": " + std::to_string(f.value("errors", uint64_t{0})) + " of " +
             plural(f.value("ios", uint64_t{0}), "io", "ios") + " failed</p>";
   if (!verdict.value("reason", Json(nullptr)).is_null())
-    html += "<p>" + escape(text_of(verdict["reason"])) + "</p>";
+    html += "<p>" + escape(text_of(verdict, "reason")) + "</p>";
   return html + "</section>\n";
 }
 
-// The stack as nested lists: the items for the devices under `parent` ("" for the roots:
-// the top device, and devices outside the stack, named MAJ:MIN, with no parent).
-std::string tree_items(const Json& devices, const std::string& parent, const Marked& marks,
-                       int depth) {
-  std::string html;
-  for (const auto& d : devices) {
-    const std::string name = text_of(d["name"]);
-    if (text_of(d["parent"]) != parent || name == parent || depth > 32) continue;
-    const bool slow = marks.slow.contains(name);
-    const bool failing = marks.failing.contains(name);
+// The stack as nested lists. Each device is drawn once, under its parent: the roots are the
+// devices with no parent (the top device, and devices outside the stack, named MAJ:MIN).
+class StackTree {
+ public:
+  StackTree(const Json& devices, const Marked& marks) : devices_(devices), marks_(marks) {
+    for (size_t i = 0; i < devices.size(); ++i) children_.emplace(text_of(devices[i], "parent"), i);
+  }
+
+  // The items for the devices under `parent` ("" for the roots).
+  std::string items(const std::string& parent, int depth) {
+    std::string html;
+    const auto [first, last] = children_.equal_range(parent);
+    for (auto it = first; it != last && depth <= kMaxDepth; ++it) {
+      const Json& d = devices_[it->second];
+      const std::string name = text_of(d, "name");
+      if (name == parent || !drawn_.insert(it->second).second) continue;
+      html += item(d, name, depth);
+    }
+    return html;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 32;
+
+  std::string item(const Json& d, const std::string& name, int depth) {
+    const bool slow = marks_.slow.contains(name);
+    const bool failing = marks_.failing.contains(name);
     const Json latency = d.value("latency_us", Json::object());
-    html += "<li><span class=\"node" + std::string(slow ? " slow" : "") +
-            (failing ? " failing" : "") + "\" data-device=\"" + escape(name) + "\"><b>" +
-            escape(name) + "</b>";
-    if (!text_of(d["spec"]).empty())
-      html += "<span class=\"spec\">" + escape(text_of(d["spec"])) + "</span>";
+    std::string html = "<li><span class=\"node" + std::string(slow ? " slow" : "") +
+                       (failing ? " failing" : "") + "\" data-device=\"" + escape(name) + "\"><b>" +
+                       escape(name) + "</b>";
+    if (!text_of(d, "spec").empty())
+      html += "<span class=\"spec\">" + escape(text_of(d, "spec")) + "</span>";
     html += "<span class=\"stat\">" + plural(d.value("ios", uint64_t{0}), "io", "ios");
     if (d.value("ios", uint64_t{0}) > 0) html += " · mean " + duration(latency.value("mean", 0.0));
     html += "</span>";
     if (slow) html += "<span class=\"badge\">slow</span>";
     if (failing) html += "<span class=\"badge\">failing</span>";
-    const std::string children = tree_items(devices, name, marks, depth + 1);
-    html += "</span>" + (children.empty() ? "" : "<ul>" + children + "</ul>") + "</li>";
+    const std::string children = items(name, depth + 1);
+    return html + "</span>" + (children.empty() ? "" : "<ul>" + children + "</ul>") + "</li>";
   }
-  return html;
-}
+
+  const Json& devices_;
+  const Marked& marks_;
+  std::multimap<std::string, size_t> children_;  // parent's name -> the device's index
+  std::set<size_t> drawn_;
+};
 
 std::string stack_section(const Json& a, const Marked& marks) {
   const Json devices = a.value("devices", Json::array());
   if (devices.empty()) return "";
   return R"(<section id="stack"><h2>The stack</h2><ul class="tree">)" +
-         tree_items(devices, "", marks, 0) + "</ul></section>\n";
+         StackTree(devices, marks).items("", 0) + "</ul></section>\n";
 }
 
 // The histograms share one axis, from the lowest range any of them uses to the highest, so that
@@ -229,7 +253,7 @@ std::string histograms_section(const Json& a, const Marked& marks) {
     widen(axis, histogram_of(d.value("latency_us", Json::object())));
   if (request_count > 0) {
     html += "<figure class=\"histogram requests\">" +
-            latency_caption("requests (" + text_of(requests["source"]) + ")", request_latency,
+            latency_caption("requests (" + text_of(requests, "source") + ")", request_latency,
                             request_count, "request") +
             html_parts::histogram_svg(on_axis(histogram_of(request_latency), axis), "requests") +
             "</figure>";
@@ -237,7 +261,7 @@ std::string histograms_section(const Json& a, const Marked& marks) {
   for (const auto& d : a.value("devices", Json::array())) {
     const auto ios = d.value("ios", uint64_t{0});
     if (ios == 0) continue;
-    const std::string name = text_of(d["name"]);
+    const std::string name = text_of(d, "name");
     const Json latency = d.value("latency_us", Json::object());
     const Json buckets = histogram_of(latency);
     const bool slow = marks.slow.contains(name);
@@ -247,7 +271,7 @@ std::string histograms_section(const Json& a, const Marked& marks) {
                                                               slow ? kSlowColour : kBarColour);
     html += "<figure class=\"histogram device" + std::string(slow ? " slow" : "") +
             "\" data-device=\"" + escape(name) + "\">" +
-            latency_caption(name + (text_of(d["spec"]).empty() ? "" : " = " + text_of(d["spec"])),
+            latency_caption(name + (text_of(d, "spec").empty() ? "" : " = " + text_of(d, "spec")),
                             latency, ios, "io") +
             (chart.empty() ? "<p>No histogram in this report (written by an older iotap).</p>"
                            : chart) +
@@ -266,7 +290,7 @@ std::string layers_section(const Json& a) {
   std::string legend = "<p class=\"legend\">";
   std::string rows;
   for (const auto& layer : layers) {
-    const std::string name = text_of(layer["name"]);
+    const std::string name = text_of(layer, "name");
     legend += "<span><i style=\"background:" + std::string(html_parts::layer_colour(name)) +
               "\"></i>" + escape(name) + "</span>";
     rows += "<tr><td>" + escape(name) + "</td><td>" + duration(layer.value("mean_us", 0.0)) +
@@ -283,7 +307,7 @@ std::string slowest_section(const Json& a) {
   if (slowest.empty()) return "";
   std::string html = "<section id=\"slowest\"><h2>The slowest requests</h2>";
   for (const auto& request : slowest) {
-    html += "<figure class=\"waterfall\"><figcaption>" + escape(text_of(request["call"])) + " #" +
+    html += "<figure class=\"waterfall\"><figcaption>" + escape(text_of(request, "call")) + " #" +
             std::to_string(request.value("request", uint64_t{0})) + "<span class=\"stat\">thread " +
             std::to_string(request.value("thread", 0)) + " · offset " +
             std::to_string(request.value("offset", int64_t{0})) + " · " +
@@ -306,11 +330,11 @@ std::string devices_table(const Json& a, const Marked& marks) {
       "<th>p95</th><th>p99</th><th>max</th>" +
       std::string(kernel ? "<th>kernel's mean</th>" : "") + "</tr>";
   for (const auto& d : devices) {
-    const std::string name = text_of(d["name"]);
+    const std::string name = text_of(d, "name");
     const Json l = d.value("latency_us", Json::object());
     html += "<tr" + std::string(marks.slow.contains(name) ? " class=\"slow\"" : "") + "><td>" +
-            escape(name) + "</td><td class=\"text\">" + escape(text_of(d["spec"])) +
-            "</td><td class=\"text\">" + escape(text_of(d["parent"])) + "</td><td>" +
+            escape(name) + "</td><td class=\"text\">" + escape(text_of(d, "spec")) +
+            "</td><td class=\"text\">" + escape(text_of(d, "parent")) + "</td><td>" +
             std::to_string(d.value("ios", uint64_t{0})) + "</td><td>" +
             html_parts::bytes(d.value("bytes", 0.0)) + "</td><td>" +
             std::to_string(d.value("errors", uint64_t{0})) + "</td>";

@@ -148,6 +148,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   if (!html_path.empty()) html_out.emplace(html_path, "--html");  // checked now, written at the end
   RequestHooks hooks;
   perfetto.taken(hooks);
+  OutputFile::refuse_same_file({&out, html_out ? &*html_out : nullptr, perfetto.file()});
   const AttributionRun run = run_attribution(options, slowest, requests, hooks);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
   const Json json = attribution_json(run, outcome);
@@ -201,6 +202,10 @@ void PerfettoOption::taken(RequestHooks& hooks) {
     trace.add(bio);
     if (finished_bio) finished_bio(bio);
   };
+}
+
+const OutputFile* PerfettoOption::file() const {
+  return state_ ? &state_->file : nullptr;
 }
 
 void PerfettoOption::write(std::string_view title) {

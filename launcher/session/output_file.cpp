@@ -2,17 +2,22 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "iotap/util/error.h"
 #include "iotap/util/file_kind.h"
+#include "iotap/util/stop_signal.h"
 
 namespace iotap::verbs {
 
@@ -56,7 +61,7 @@ std::string write_problem(const std::string& path) {
     if (S_ISBLK(st.st_mode)) return "it is a block device; reports go to files";
     if (on_kernel_filesystem(path))
       return "it is a kernel interface file, not a place for a report";
-    if (S_ISFIFO(st.st_mode)) return "";  // opening it would wait for its reader
+    if (S_ISFIFO(st.st_mode)) return "";  // opened at the first write, its reader waited for
     if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) return "it is not a regular file";
     // Opened, not truncated: an old report survives a run that fails before it writes.
     const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -74,28 +79,129 @@ std::string write_problem(const std::string& path) {
   return ::access(parent.c_str(), W_OK | X_OK) == 0 ? "" : std::strerror(errno);
 }
 
+// Waits until `fd` can take a write or a stop signal comes (Stopped).
+void wait_writable(int fd, const std::string& path) {
+  std::array<pollfd, 2> fds{pollfd{fd, POLLOUT, 0}, pollfd{stop_fd(), POLLIN, 0}};
+  while (::poll(fds.data(), fds.size(), -1) < 0 && errno == EINTR) {
+  }
+  if (fds[1].revents != 0) throw Stopped(take_stop(), "while writing " + path);
+}
+
+// The permissions a new file gets: 0666 less the umask.
+mode_t new_file_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
 }  // namespace
 
-OutputFile::OutputFile(std::string path, std::string_view option)
-    : path_(std::move(path)), option_(option) {
+OutputFile::OutputFile(std::string path, std::string_view option, Replace replace)
+    : path_(std::move(path)), option_(option), replace_(replace) {
   if (path_.empty()) return;
   if (const std::string problem = write_problem(path_); !problem.empty())
     cannot_write(option_, path_, problem);
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0) {
+    if (S_ISREG(st.st_mode)) identity_ = Identity{st.st_dev, st.st_ino, ""};
+    return;
+  }
+  // A file yet to be made: its directory (checked above) and its name.
+  namespace fs = std::filesystem;
+  fs::path parent = fs::path(path_).parent_path();
+  if (parent.empty()) parent = ".";
+  if (::stat(parent.c_str(), &st) == 0)
+    identity_ = Identity{st.st_dev, st.st_ino, fs::path(path_).filename().string()};
+}
+
+OutputFile::OutputFile(OutputFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      option_(std::move(other.option_)),
+      replace_(other.replace_),
+      identity_(std::move(other.identity_)),
+      fd_(std::exchange(other.fd_, -1)),
+      temporary_(std::move(other.temporary_)) {
+  other.temporary_.clear();
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+}
+
+void OutputFile::wait_for_reader() {
+  std::fprintf(stderr,
+               "iotap: %s '%s' is a FIFO that no process reads yet: waiting for one "
+               "(Ctrl-C gives up)\n",
+               option_.c_str(), path_.c_str());
+  while (true) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd_ >= 0 || errno != ENXIO) return;
+    // No event says a reader came: look again every 100 ms, a stop signal at once.
+    pollfd stop{stop_fd(), POLLIN, 0};
+    if (::poll(&stop, 1, 100) > 0)
+      throw Stopped(take_stop(), "while waiting for a reader of " + option_ + " '" + path_ + "'");
+  }
+}
+
+void OutputFile::open_file() {
+  struct stat st {};
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if (replace_ == Replace::kAtCommit && (!exists || S_ISREG(st.st_mode))) {
+    // Beside the file (its real place, when the path is a symbolic link), so that the rename
+    // stays on one filesystem.
+    namespace fs = std::filesystem;
+    std::error_code error;
+    const fs::path target = exists ? fs::canonical(path_, error) : fs::path(path_);
+    std::string name = (error ? fs::path(path_) : target).string() + ".iotap-partial.XXXXXX";
+    fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd_ >= 0) {
+      temporary_ = name;
+      ::fchmod(fd_, exists ? (st.st_mode & 07777) : new_file_mode());
+      return;
+    }
+    // A directory that takes no new file (a writable file in a read-only one): written in place.
+  }
+  // Not blocking: a FIFO without a reader is waited for in a way a stop signal ends.
+  fd_ =
+      ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd_ < 0 && errno == ENXIO) wait_for_reader();
+  if (fd_ < 0) cannot_write(option_, path_, std::strerror(errno));
 }
 
 void OutputFile::write(std::string_view text) {
   if (path_.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+        std::fflush(stdout) != 0) {
+      const int error = errno;
+      std::clearerr(stdout);  // said here: main()'s own check of stdout at the end stays quiet
+      throw UserError(std::string("cannot write the report to stdout: ") + std::strerror(error));
+    }
     return;
   }
-  if (!file_) {
-    file_.reset(std::fopen(path_.c_str(), "wb"));
-    if (!file_) cannot_write(option_, path_, std::strerror(errno));
+  if (fd_ < 0) open_file();
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd_, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      wait_writable(fd_, path_);
+      continue;
+    }
+    if (n < 0) cannot_write(option_, path_, std::strerror(errno));
+    text.remove_prefix(static_cast<size_t>(n));
   }
-  if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size() ||
-      std::fflush(file_.get()) != 0)
+}
+
+void OutputFile::commit() {
+  if (temporary_.empty()) return;
+  if (::fsync(fd_) != 0 || ::close(std::exchange(fd_, -1)) != 0)
     cannot_write(option_, path_, std::strerror(errno));
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path target = fs::exists(path_, error) ? fs::canonical(path_, error) : fs::path(path_);
+  if (::rename(temporary_.c_str(), (error ? fs::path(path_) : target).c_str()) != 0)
+    cannot_write(option_, path_, std::strerror(errno));
+  temporary_.clear();
 }
 
 void check_replaceable_file(const std::string& path, std::string_view option) {
@@ -123,6 +229,26 @@ void check_replaceable_file(const std::string& path, std::string_view option) {
 
 bool OutputFile::is_terminal() const {
   return path_.empty() && ::isatty(STDOUT_FILENO) == 1;
+}
+
+void OutputFile::refuse_input(const std::string& input, std::string_view what) const {
+  struct stat st {};
+  if (!identity_ || !identity_->name.empty() || ::stat(input.c_str(), &st) != 0) return;
+  if (Identity{st.st_dev, st.st_ino, ""} == *identity_)
+    throw UserError(option_ + " '" + path_ + "' is " + std::string(what) + " ('" + input +
+                    "'): writing it would replace it; name another file");
+}
+
+void OutputFile::refuse_same_file(std::initializer_list<const OutputFile*> outputs) {
+  for (auto a = outputs.begin(); a != outputs.end(); ++a) {
+    for (auto b = std::next(a); b != outputs.end(); ++b) {
+      if (*a == nullptr || *b == nullptr || !(*a)->identity_ || !(*b)->identity_) continue;
+      if ((*a)->identity_ == (*b)->identity_)
+        throw UserError((*a)->option_ + " '" + (*a)->path_ + "' and " + (*b)->option_ + " '" +
+                        (*b)->path_ + "' name the same file: one would replace the other; name " +
+                        "two files");
+    }
+  }
 }
 
 }  // namespace iotap::verbs

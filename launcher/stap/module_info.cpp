@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <memory>
 
 #include "iotap/util/error.h"
+#include "iotap/util/file_kind.h"
 
 namespace iotap::stap {
 
@@ -57,6 +59,15 @@ ModuleInfo read_module_info(const std::string& path) {
   if (fd < 0)
     throw UserError("cannot open module '" + path + "': " + std::strerror(errno) +
                     " (give the .ko file that --save-module wrote)");
+  // libelf reads a file it cannot map to its end: /dev/zero has none.
+  struct stat st {};
+  const bool stated = ::fstat(fd, &st) == 0;
+  if (!stated || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw UserError(path + " is " +
+                    (stated ? std::string(non_regular_kind(st.st_mode)) : "unreadable") +
+                    ", not a kernel module (give the .ko file that --save-module wrote)");
+  }
   elf_version(EV_CURRENT);
   std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ, nullptr));
   std::string section;

@@ -2,11 +2,13 @@
 // side by side, the differences worth a look marked.
 #include "iotap/compare/compare.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <string>
 #include <system_error>
 
 #include "iotap/recording/recording.h"
+#include "iotap/report/attribution_check.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
 #include "iotap/util/error.h"
@@ -26,9 +28,10 @@ constexpr const char* kHelp =
 Puts two attributions side by side: the requests (count, latency percentiles, per kind), the
 layers of their critical paths, every device (matched by name: ios, mean, p99) and the verdicts.
 A and B are what `iotap attribute`, `diagnose` or `replay` printed with --json, or recordings
-made by `iotap record` (their requests' latencies as recorded). The change is B against A, and
-it is marked << when B differs from A by more than 20% of A (and, for latencies, by more than
-100 us).
+made by `iotap record` (their requests' latencies as recorded; a recording holds no block I/O,
+so its side of the layer and device rows has no data: shown -, never marked). The change is B
+against A, and it is marked << when B differs from A by more than 20% of A (and, for latencies,
+by more than 100 us). Devices are matched by name.
 
 examples:
   iotap record -o hasher.rec --target vm --stack 'raid0(ram*4)' \
@@ -41,14 +44,9 @@ options)";
 
 // The attribution in `path`: a --json report, or a recording's requests.
 Json load(const std::string& path) {
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const UserError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw UserError(e.what());
-  }
+  const std::string text =
+      read_input_file(path, "an attribution or a recording",
+                      std::max<uint64_t>(report::kMaxAttributionBytes, recording::kMaxBytes));
   if (text.starts_with(recording::kMagic)) {
     try {
       return compare::attribution_of(recording::parse(text, path));
@@ -56,6 +54,11 @@ Json load(const std::string& path) {
       throw UserError(e.what());
     }
   }
+  // Recordings may be larger than attributions: the JSON's own limit, before it is parsed.
+  if (text.size() > report::kMaxAttributionBytes)
+    throw UserError(path + " is " + size_text(text.size()) +
+                    ": more than iotap reads as an attribution (at most " +
+                    size_text(report::kMaxAttributionBytes) + ")");
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded())
     throw UserError(path +
@@ -87,6 +90,8 @@ int compare(Args args) {
         "iotap compare needs two files: iotap compare A.json B.json (see 'iotap "
         "compare --help')");
   OutputFile out(output);
+  out.refuse_input(a_path, "the file it compares");
+  out.refuse_input(b_path, "the file it compares");
   const Json a = load(a_path);
   const Json b = load(b_path);
   const Json comparison = compare::compare(a, a_path, b, b_path);

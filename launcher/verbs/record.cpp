@@ -44,6 +44,8 @@ stack and the kernel, and its end line counts the requests and what was lost
 stack under the same probes.
 
   -o FILE         where the recording goes (default: iotap.rec; with --format fio, iotap.iolog)
+                  (made beside it under a temporary name and renamed over it at the end: a run
+                  that records nothing leaves an older FILE as it was)
   --format fio    fio's iolog version 3 instead: every request with its start time, in the order
                   they started, threads merged (fio replays one log in one job); replay it with
                   fio --name=replay --read_iolog=FILE --replay_redirect=/dev/YOURDEV
@@ -147,7 +149,6 @@ class Recorder {
     }
   }
 
-  [[nodiscard]] bool wrote() const { return header_.has_value(); }
   [[nodiscard]] uint64_t requests() const {
     return counts_.reads + counts_.writes + counts_.flushes;
   }
@@ -200,7 +201,9 @@ int record(Args args) {
   if (options.output_path.empty())
     options.output_path = format == "fio" ? "iotap.iolog" : "iotap.rec";
   const bool json_summary = options.json;
-  OutputFile out(options.output_path);
+  // The recording is made under a temporary name and put in place at the end, only when it
+  // holds a request: a run that recorded nothing leaves an older recording as it was.
+  OutputFile out(options.output_path, "-o", OutputFile::Replace::kAtCommit);
   Recorder recorder(options, format, out);
   RequestHooks hooks;
   hooks.started = [&](const auto& devices, engine::RequestSource source) {
@@ -208,15 +211,19 @@ int record(Args args) {
   };
   hooks.finished = [&](const engine::FinishedRequest& f) { recorder.finished(f); };
   perfetto.taken(hooks);
+  OutputFile::refuse_same_file({&out, perfetto.file()});
   const AttributionRun run = run_attribution(options, 0, requests, hooks);
-  // A run whose stream never started (staprun failed at once) made no recording: no file.
+  // A run whose stream never started (staprun failed at once), or that saw no request, made no
+  // recording: no file (an old one stays).
   recorder.finish(run);
+  const bool recorded = recorder.requests() > 0;
+  if (recorded) out.commit();
   perfetto.write(run_title(options));
 
   const Counts& c = recorder.counts();
   int exit = run.run.exit_status;
   if (json_summary) {
-    Json summary{{"recording", recorder.wrote() ? Json(options.output_path) : Json(nullptr)},
+    Json summary{{"recording", recorded ? Json(options.output_path) : Json(nullptr)},
                  {"format", format},
                  {"requests", recorder.requests()},
                  {"threads", recorder.threads()},
@@ -229,7 +236,7 @@ int record(Args args) {
                  {"loss", report::json(run.result)["loss"]}};
     std::fputs(to_text(summary).c_str(), stdout);
   }
-  if (recorder.wrote())
+  if (recorded)
     std::fprintf(
         stderr,
         "iotap: recorded %llu requests of %zu threads (%llu reads, %llu writes, %llu "
@@ -241,9 +248,9 @@ int record(Args args) {
   std::fputs(("iotap: " + report::overhead_line(run.overhead)).c_str(), stderr);
   if (!run.run.interrupted && recorder.requests() == 0) {
     exit = exit_status::kNothingAttributed;
-    std::fprintf(stderr, "iotap: nothing recorded: %s; %s (exit status 3)\n",
+    std::fprintf(stderr, "iotap: nothing recorded: %s; %s; %s not written (exit status 3)\n",
                  report::verdict_status_sentence(run.result).c_str(),
-                 program_end(options, run.run).c_str());
+                 program_end(options, run.run).c_str(), options.output_path.c_str());
   }
   return exit;
 }

@@ -185,6 +185,9 @@ int replay(Args args) {
                         .result = f.result});
   };
   perfetto.taken(hooks);
+  OutputFile::refuse_same_file({&out, perfetto.file()});
+  for (const OutputFile* output : {static_cast<const OutputFile*>(&out), perfetto.file()})
+    if (output != nullptr) output->refuse_input(file, "the recording it replays");
   const AttributionRun run = run_attribution(options, slowest, "usdt", hooks);
   const recording::Fidelity fidelity = recording::fidelity(
       recorded, std::move(replayed), pace->fast ? std::nullopt : std::optional(pace->speed));

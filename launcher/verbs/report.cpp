@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "iotap/report/attribution_check.h"
 #include "iotap/report/html.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
@@ -40,14 +41,13 @@ examples:
 options)";
 
 Json load(const std::string& path) {
-  Json doc = Json::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  Json doc = Json::parse(read_input_file(path, "an attribution", report::kMaxAttributionBytes),
+                         nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded())
     throw UserError(path +
                     " is not JSON (give what iotap attribute, diagnose or replay printed with "
                     "--json)");
-  if (!doc.is_object() || doc.value("schema", "") != report::kSchema || !doc.contains("requests"))
-    throw UserError(path + " is not an iotap attribution (the --json of iotap attribute, " +
-                    "diagnose or replay, schema " + report::kSchema + ")");
+  report::check_attribution(doc, path);
   return doc;
 }
 
@@ -72,6 +72,7 @@ int report(Args args) {
         "FILE.html (see 'iotap report --help')");
   if (output.empty()) throw UserError("iotap report needs -o FILE.html: where to write the page");
   OutputFile out(output);
+  out.refuse_input(input, "the attribution it reads");
   const Json attribution = load(input);
   out.write(report::html(attribution, std::filesystem::path(input).filename().string()));
   return 0;

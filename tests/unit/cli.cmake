@@ -362,3 +362,28 @@ iotap_cli_test(cli_run_help_unwind_and_interrupts 0
   "-D, -G, -g, -d, -v, -T, --all-modules and --suppress-time-limits are passed on.*With --target vm, -d MODULE \\(a name, e.g. -d raid0\\) is the guest kernel's module.*Your script compiles as stap compiles it.*-G max_lines=3"
   run --help)
 iotap_unit_test(guest_modules_test SOURCES target/guest_modules_test.cpp LIBS iotap_target)
+
+# issue 27: outputs. Two outputs naming one file (the later replaced the earlier) are refused
+# before anything runs (empty option values: output_files_test, as a CLI test cannot pass an
+# empty word); so is a device as the --module to load (libelf read /dev/zero for ever).
+iotap_cli_test(cli_attribute_html_and_output_same_file 2
+  "^iotap: -o '[^\n]*/same.out' and --html '[^\n]*/same.out' name the same file: one would replace the other; name two files\n$"
+  attribute --html ${CMAKE_CURRENT_BINARY_DIR}/same.out -o ${CMAKE_CURRENT_BINARY_DIR}/same.out --target local -c true)
+iotap_cli_test(cli_attribute_perfetto_and_html_same_file 2
+  "^iotap: --html '[^\n]*/same.out' and --perfetto '[^\n]*/./same.out' name the same file: one would replace the other; name two files\n$"
+  attribute --html ${CMAKE_CURRENT_BINARY_DIR}/same.out --perfetto ${CMAKE_CURRENT_BINARY_DIR}/./same.out --target local -c true)
+iotap_cli_test(cli_record_perfetto_and_output_same_file 2
+  "^iotap: -o '[^\n]*/same.rec' and --perfetto '[^\n]*/same.rec' name the same file: one would replace the other; name two files\n$"
+  record --perfetto ${CMAKE_CURRENT_BINARY_DIR}/same.rec -o ${CMAKE_CURRENT_BINARY_DIR}/same.rec --target local -c true)
+iotap_cli_test(cli_run_module_dev_zero 2
+  "^iotap: /dev/zero is a character device, not a kernel module \\(give the .ko file that --save-module wrote\\)\n$"
+  run ${CMAKE_SOURCE_DIR}/examples/iotime.stp --target local --module /dev/zero -c true)
+# Special files and stdout, run as a user runs them: a FIFO output waited for and a stop signal
+# ending the wait (130, 143), a report on a full stdout (/dev/full) an error, empty option values
+# refused; recordings replaced only when committed, an output that is an input refused.
+iotap_unit_test(output_files_test
+  SOURCES session/special_files_test.cpp session/output_commit_test.cpp util/input_file_test.cpp
+  LIBS iotap_verbs)
+target_compile_definitions(output_files_test PRIVATE IOTAP_BINARY="$<TARGET_FILE:iotap>"
+  ATTRIBUTION_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data/attribution")
+add_dependencies(output_files_test iotap)

@@ -68,3 +68,90 @@ iotap_cli_test(cli_replay_recording_time_wraps 2
 iotap_cli_test(cli_replay_recording_offset_past_files 2
   "^iotap: [^\n]*/past_offsets.rec: byte 28 \\(line 3\\): OFFSET \\+ SIZE \\(9223372036854775807 \\+ 1048576 bytes\\) is past the last byte a file can have \\(2\\^63 - 1\\) \\(iotap replay takes what iotap record wrote\\)\n$"
   replay "${CMAKE_CURRENT_BINARY_DIR}/past_offsets.rec" --target vm --stack "raid0(ram*2)")
+
+# issue 27: an attribution read back (report, compare) is checked against its schema first
+# (report/attribution_check.h): the files that crashed them or made them exit 70 are kept in
+# data/attribution/, each refused naming the file and the field.
+set(attribution_data ${CMAKE_CURRENT_SOURCE_DIR}/data/attribution)
+iotap_unit_test(attribution_check_test SOURCES report/attribution_check_test.cpp
+  LIBS iotap_report iotap_compare)
+target_compile_definitions(attribution_check_test PRIVATE ATTRIBUTION_DATA_DIR="${attribution_data}")
+iotap_cli_test(cli_report_device_empty 2
+  "^iotap: [^\n]*/device_empty.json: devices\\[0\\].name: missing \\(expected a string\\)\n$"
+  report ${attribution_data}/device_empty.json -o ${CMAKE_CURRENT_BINARY_DIR}/device_empty.html)
+iotap_cli_test(cli_report_layer_empty 2
+  "^iotap: [^\n]*/layer_empty.json: layers\\[0\\].name: missing \\(expected a string\\)\n$"
+  report ${attribution_data}/layer_empty.json -o ${CMAKE_CURRENT_BINARY_DIR}/layer_empty.html)
+iotap_cli_test(cli_report_slowest_empty 2
+  "^iotap: [^\n]*/slowest_empty.json: slowest\\[0\\].request: missing \\(expected a whole number, 0 or more\\)\n$"
+  report ${attribution_data}/slowest_empty.json -o ${CMAKE_CURRENT_BINARY_DIR}/slowest_empty.html)
+iotap_cli_test(cli_report_histogram_negative_bound 2
+  "^iotap: [^\n]*/histogram_to_us_negative.json: requests.latency_us.histogram\\[0\\].to_us: expected a whole number, 0 or more, found -1\n$"
+  report ${attribution_data}/histogram_to_us_negative.json -o ${CMAKE_CURRENT_BINARY_DIR}/histogram.html)
+iotap_cli_test(cli_report_requests_null 2
+  "^iotap: [^\n]*/requests_null.json: requests: expected an object, found null\n$"
+  report ${attribution_data}/requests_null.json -o ${CMAKE_CURRENT_BINARY_DIR}/requests_null.html)
+iotap_cli_test(cli_compare_layer_empty 2
+  "^iotap: [^\n]*/layer_empty.json: layers\\[0\\].name: missing \\(expected a string\\)\n$"
+  compare ${attribution_data}/valid.json ${attribution_data}/layer_empty.json)
+iotap_cli_test(cli_compare_slow_member_empty 2
+  "^iotap: [^\n]*/slow_member_empty.json: verdict.slow_members\\[0\\].name: missing \\(expected a string\\)\n$"
+  compare ${attribution_data}/slow_member_empty.json ${attribution_data}/valid.json)
+iotap_cli_test(cli_compare_devices_string 2
+  "^iotap: [^\n]*/devices_string.json: devices: expected an array, found a string\n$"
+  compare ${attribution_data}/valid.json ${attribution_data}/devices_string.json)
+iotap_cli_test(cli_compare_device_without_name 2
+  "^iotap: [^\n]*/device_without_name.json: devices\\[1\\].name: missing \\(expected a string\\)\n$"
+  compare ${attribution_data}/valid.json ${attribution_data}/device_without_name.json)
+iotap_cli_test(cli_compare_schema_null 2
+  "^iotap: [^\n]*/schema_null.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\) nor a recording\n$"
+  compare ${attribution_data}/schema_null.json ${attribution_data}/valid.json)
+# A recording's header with a field of the wrong type: named with its byte (before: exit 70).
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/header_source_number.rec"
+  "iotap-recording 1\nheader {\"source\":5}\n0 0 R 0 4096 4096 9 9:0 1 read\nend {\"requests\":1}\n")
+iotap_cli_test(cli_compare_recording_header_source_number 2
+  "^iotap: [^\n]*/header_source_number.rec: byte 18 \\(line 2\\): the header's \"source\" is '5', not a string\n$"
+  compare "${CMAKE_CURRENT_BINARY_DIR}/header_source_number.rec" ${attribution_data}/valid.json)
+
+# issue 27: special files as inputs. Only a regular file is read: /dev/zero never ends, a FIFO
+# would block the open; neither is opened.
+iotap_cli_test(cli_report_dev_zero 2
+  "^iotap: /dev/zero is a character device, not an attribution \\(name a file on disk\\)\n$"
+  report /dev/zero -o ${CMAKE_CURRENT_BINARY_DIR}/dev_zero.html)
+iotap_cli_test(cli_compare_dev_zero 2
+  "^iotap: /dev/zero is a character device, not an attribution or a recording \\(name a file on disk\\)\n$"
+  compare /dev/zero ${attribution_data}/valid.json)
+iotap_cli_test(cli_replay_dev_zero 2
+  "^iotap: /dev/zero is a character device, not a recording \\(iotap replay takes what iotap record wrote\\)\n$"
+  replay /dev/zero --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_compare_directory 2
+  "^iotap: /tmp is a directory, not an attribution or a recording \\(name a file on disk\\)\n$"
+  compare /tmp ${attribution_data}/valid.json)
+iotap_cli_fifo_test(cli_report_fifo 2
+  "^iotap: [^\n]*/cli_report_fifo.json is a FIFO \\(named pipe\\), not an attribution \\(name a file on disk\\)\n$"
+  ${CMAKE_CURRENT_BINARY_DIR}/cli_report_fifo.json
+  report ${CMAKE_CURRENT_BINARY_DIR}/cli_report_fifo.json -o ${CMAKE_CURRENT_BINARY_DIR}/fifo.html)
+iotap_cli_fifo_test(cli_compare_fifo 2
+  "^iotap: [^\n]*/cli_compare_fifo.json is a FIFO \\(named pipe\\), not an attribution or a recording \\(name a file on disk\\)\n$"
+  ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_fifo.json
+  compare ${attribution_data}/valid.json ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_fifo.json)
+iotap_cli_fifo_test(cli_replay_fifo 2
+  "^iotap: [^\n]*/cli_replay_fifo.rec is a FIFO \\(named pipe\\), not a recording \\(iotap replay takes what iotap record wrote\\)\n$"
+  ${CMAKE_CURRENT_BINARY_DIR}/cli_replay_fifo.rec
+  replay ${CMAKE_CURRENT_BINARY_DIR}/cli_replay_fifo.rec --target vm --stack "raid0(ram*2)")
+
+# issue 27: an output that is the verb's input is refused before anything is written (the same
+# file by device and inode, however it is spelt). Copies, so that a failure spoils nothing.
+file(COPY ${attribution_data}/valid.json DESTINATION ${CMAKE_CURRENT_BINARY_DIR}/same_file)
+file(COPY ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/recording/hasher.rec
+  DESTINATION ${CMAKE_CURRENT_BINARY_DIR}/same_file)
+set(same ${CMAKE_CURRENT_BINARY_DIR}/same_file)
+iotap_cli_test(cli_report_output_is_its_input 2
+  "^iotap: -o '[^\n]*/same_file/./valid.json' is the attribution it reads \\('[^\n]*/same_file/valid.json'\\): writing it would replace it; name another file\n$"
+  report ${same}/valid.json -o ${same}/./valid.json)
+iotap_cli_test(cli_compare_output_is_an_input 2
+  "^iotap: -o '[^\n]*/same_file/valid.json' is the file it compares \\('[^\n]*/same_file/valid.json'\\): writing it would replace it; name another file\n$"
+  compare ${same}/valid.json ${same}/hasher.rec -o ${same}/valid.json)
+iotap_cli_test(cli_replay_output_is_its_recording 2
+  "^iotap: -o '[^\n]*/same_file/hasher.rec' is the recording it replays \\('[^\n]*/same_file/hasher.rec'\\): writing it would replace it; name another file\n$"
+  replay ${same}/hasher.rec -o ${same}/hasher.rec --target vm --stack "raid0(ram*2)")

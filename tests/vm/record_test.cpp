@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -314,6 +315,22 @@ TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
   EXPECT_EQ(text.out.find("reads:"), std::string::npos) << text.out;
   EXPECT_EQ(lines_starting_with(text.out, "write").size(), 1U) << text.out;
   EXPECT_EQ(lines_starting_with(text.out, "flush").size(), 1U) << text.out;
+}
+
+// issue 27: a run that records nothing (exit 3) leaves an older recording as it was, with no
+// temporary file beside it (before: the old one was replaced by a recording of no request).
+TEST_F(RecordTest, ARunThatRecordsNothingLeavesTheOldRecordingAsItWas) {
+  const std::string out = files_.path() + "/old.rec";
+  std::ofstream(out) << "a good recording\n";
+  run_ = run_iotap({"record", "-o", out, "--target", "vm", "--stack", "raid0(ram*2)", "-c", "true"},
+                   tmp_.path());
+  EXPECT_EQ(run_.status.code, 3) << run_.err;
+  EXPECT_NE(run_.err.find("old.rec not written (exit status 3)"), std::string::npos) << run_.err;
+  std::ifstream in(out);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "a good recording\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(files_.path()), {}), 1)
+      << "a temporary recording was left beside it";
 }
 
 }  // namespace

@@ -23,13 +23,15 @@ inline constexpr double kNotableMicroseconds = 100;
 // layers, devices or verdict: a recording holds no block I/O).
 Json attribution_of(const recording::Recording& recording);
 
-// Throws UserError (naming `name`) unless `doc` is an attribution: an object with schema
-// iotap.attribution/2 and its requests.
+// Throws UserError (naming `name` and the field) unless `doc` is an attribution: schema
+// iotap.attribution/2, checked as report/attribution_check.h does for `iotap report`.
 void check_attribution(const Json& doc, const std::string& name);
 
-// The comparison (schema iotap.compare/1): "a" and "b" (file, stack), "requests" (each
-// statistic: a, b, change, notable), "layers", "devices" (matched by name; one side null when
-// the device is only in the other) and "verdicts".
+// The comparison (schema iotap.compare/1): "a" and "b" (file, stack, kind: "attribution" or
+// "recording"), "requests" (each statistic: a, b, change, notable), "layers", "devices" (matched
+// by name in one pass; one side null when the device is only in the other) and "verdicts". When
+// one side is a recording, its side of the layer and device pairs has no data: they are not
+// notable and carry "no_data": "a" (or "b").
 Json compare(const Json& a, const std::string& a_name, const Json& b, const std::string& b_name);
 
 // The comparison as tables for a person, notable differences marked with "<<".

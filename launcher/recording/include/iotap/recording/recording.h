@@ -21,6 +21,9 @@ using Json = nlohmann::ordered_json;
 
 inline constexpr int kVersion = 1;
 inline constexpr std::string_view kMagic = "iotap-recording";
+// The largest recording read: 1 GiB, about 20 million requests (it is held in memory whole, and
+// parsed takes about three times that).
+inline constexpr uint64_t kMaxBytes = uint64_t{1} << 30U;
 
 struct Request {
   uint64_t start_ns = 0;  // since the first recorded request started
@@ -52,7 +55,8 @@ struct Recording {
 };
 
 // Reads the whole file. Throws FormatError (with the byte offset of the first thing wrong: a bad
-// magic line, a field, a missing end) and std::system_error when the file cannot be read.
+// magic line, a field, a missing end; or saying that the path is not a regular file, or is larger
+// than kMaxBytes) and std::system_error when the file cannot be read.
 Recording read(const std::string& path);
 // The same from text; `name` is what errors call it.
 Recording parse(std::string_view text, std::string_view name);

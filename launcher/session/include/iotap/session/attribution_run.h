@@ -14,6 +14,7 @@
 
 #include "iotap/engine.h"
 #include "iotap/report/overhead.h"
+#include "iotap/session/output_file.h"
 #include "iotap/session/target_options.h"
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/disk_stats.h"
@@ -57,6 +58,9 @@ class PerfettoOption {
   void taken(RequestHooks& hooks);
   // The trace, titled `title` (run_title()); nothing without --perfetto.
   void write(std::string_view title);
+  // --perfetto's file once taken(), for the checks that no two outputs, and no output and an
+  // input, are one file; null without --perfetto.
+  [[nodiscard]] const OutputFile* file() const;
 
  private:
   struct State;

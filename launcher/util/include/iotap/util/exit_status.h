@@ -36,7 +36,9 @@ inline std::string help_text(Verb verb) {
     text +=
         "  1    doctor: no target it was asked about can trace on this machine (its \"missing\"\n"
         "       lines say what to fix)\n";
-  text += "  2    bad input (options, --stack, -c, files): a one-line message; nothing was run\n";
+  text +=
+      "  2    bad input (options, --stack, -c, files): a one-line message; nothing was run\n"
+      "       (also when the report cannot be written: a full disk, stdout closed)\n";
   if (verb == Verb::kAttribution || verb == Verb::kAll)
     text +=
         "  3    attribute, diagnose: nothing to attribute: no I/O seen, or not the kind the verb\n"
