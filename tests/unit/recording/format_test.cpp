@@ -42,6 +42,21 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
+// A recording of two requests, with the second's line replaced: where a bad field is named.
+struct SecondRequest {
+  std::string whole = written({a_read(0, 0), a_read(5, 1)});
+  size_t at = whole.find("5 1 R");
+  [[nodiscard]] std::string as(const std::string& line) const {
+    std::string text = whole;
+    text.replace(at, text.find('\n', at) - at, line);
+    return text;
+  }
+  // How an error names the second request's line.
+  [[nodiscard]] std::string where() const {
+    return "rec: byte " + std::to_string(at) + " (line 4): ";
+  }
+};
+
 TEST(RecordingFormat, WhatIsWrittenReadsBackFieldForField) {
   Request flush{.start_ns = 900,
                 .thread = 1,
@@ -113,15 +128,9 @@ TEST(RecordingFormat, ACutShortRecordingSaysSoWithTheByteWhereItEnds) {
 }
 
 TEST(RecordingFormat, EachBadFieldIsNamedWithItsLineAndByte) {
-  const std::string whole = written({a_read(0, 0), a_read(5, 1)});
-  const size_t second = whole.find("5 1 R");
-  const auto with_second = [&](const std::string& line) {
-    std::string text = whole;
-    const size_t end = text.find('\n', second);
-    text.replace(second, end - second, line);
-    return error_of(text);
-  };
-  const std::string at = "rec: byte " + std::to_string(second) + " (line 4): ";
+  const SecondRequest second;
+  const auto with_second = [&](const std::string& line) { return error_of(second.as(line)); };
+  const std::string at = second.where();
   EXPECT_EQ(with_second("5 1 Q 0 512 512 9 253:0 1 read"),
             at + "field 3 (OP) is 'Q', not R, W or F");
   EXPECT_EQ(with_second("5 x R 0 512 512 9 253:0 1 read"),
@@ -198,15 +207,9 @@ TEST(RecordingFormat, ACommandThatIsNotUtf8IsWrittenWithReplacementCharacters) {
 // Each field a number in range, yet together no request that could have happened: refused
 // with the line, not carried into the replayer's pacing and the reports as wrapped sums.
 TEST(RecordingFormat, FieldsThatCannotBeRightTogetherAreRefused) {
-  const std::string whole = written({a_read(0, 0), a_read(5, 1)});
-  const size_t second = whole.find("5 1 R");
-  const auto with_second = [&](const std::string& line) {
-    std::string text = whole;
-    const size_t end = text.find('\n', second);
-    text.replace(second, end - second, line);
-    return error_of(text);
-  };
-  const std::string at = "rec: byte " + std::to_string(second) + " (line 4): ";
+  const SecondRequest second;
+  const auto with_second = [&](const std::string& line) { return error_of(second.as(line)); };
+  const std::string at = second.where();
   EXPECT_EQ(with_second("18446744073709551615 1 R 0 512 512 9 253:0 1 read"),
             at + "START + LATENCY (18446744073709551615 + 9 ns) is past the last time a "
                  "recording can hold (2^64 ns)");
@@ -219,10 +222,9 @@ TEST(RecordingFormat, FieldsThatCannotBeRightTogetherAreRefused) {
   EXPECT_EQ(with_second("5 1 R 0 512 4096 9 253:0 1 read"),
             at + "RESULT 4096 is more bytes than the 512 its SIZE asked for");
   // The last byte a file can have, and a failed call's -errno, are fine.
-  std::string edge = whole;
-  edge.replace(second, edge.find('\n', second) - second,
-               "5 1 R 9223372036854774783 1024 -5 9 253:0 1 read");
-  EXPECT_EQ(parse(edge, "rec").requests.size(), 2U);
+  EXPECT_EQ(
+      parse(second.as("5 1 R 9223372036854774783 1024 -5 9 253:0 1 read"), "rec").requests.size(),
+      2U);
 }
 
 // iotap record's duration_ns is the latest START + LATENCY: a request ending after it means the
