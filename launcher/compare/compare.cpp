@@ -254,7 +254,7 @@ Json compare(const Json& a, const std::string& a_name, const Json& b, const std:
            {"bytes", with_no_data(pair(member(x, "bytes"), member(y, "bytes"), false))},
            {"latency_us", latency_pairs(object_of(x, "latency_us"), object_of(y, "latency_us"))}});
       if (no_data != nullptr)
-        for (auto& [key, latency] : devices.back()["latency_us"].items())
+        for (const auto& [key, latency] : devices.back()["latency_us"].items())
           mark_no_data(latency, no_data);
     }
   }

@@ -182,8 +182,7 @@ void check_devices(const Checker& c, const Json& doc) {
   // Rows are matched and the stack is drawn by name: two devices of one name would be one.
   std::unordered_map<std::string, size_t> seen;
   c.objects(doc, "", "devices", [&](const Json& d, const std::string& item) {
-    const std::string& name =
-        c.field(d, item, "name", Type::kString, true)->get_ref<const std::string&>();
+    const auto& name = c.field(d, item, "name", Type::kString, true)->get_ref<const std::string&>();
     if (const auto [first, added] = seen.emplace(name, seen.size()); !added)
       c.fail(item + ".name", "'" + name + "' again (devices[" + std::to_string(first->second) +
                                  "] has it): each device is named once");

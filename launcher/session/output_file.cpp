@@ -240,8 +240,8 @@ void OutputFile::refuse_input(const std::string& input, std::string_view what) c
 }
 
 void OutputFile::refuse_same_file(std::initializer_list<const OutputFile*> outputs) {
-  for (auto a = outputs.begin(); a != outputs.end(); ++a) {
-    for (auto b = std::next(a); b != outputs.end(); ++b) {
+  for (const auto* a = outputs.begin(); a != outputs.end(); ++a) {
+    for (const auto* b = std::next(a); b != outputs.end(); ++b) {
       if (*a == nullptr || *b == nullptr || !(*a)->identity_ || !(*b)->identity_) continue;
       if ((*a)->identity_ == (*b)->identity_)
         throw UserError((*a)->option_ + " '" + (*a)->path_ + "' and " + (*b)->option_ + " '" +

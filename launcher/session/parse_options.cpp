@@ -26,7 +26,11 @@ void refuse_empty_values(const po::parsed_options& parsed) {
     std::string name = option.original_tokens.front();
     name = name.substr(0, name.find('='));
     if (!name.starts_with("--") && name.size() > 2) name.resize(2);
-    throw UserError(name + " is given an empty value: give it one, or leave " + name + " out");
+    std::string message = name;
+    message += " is given an empty value: give it one, or leave ";
+    message += name;
+    message += " out";
+    throw UserError(message);
   }
 }
 

@@ -71,7 +71,7 @@ std::string check_global(std::string_view text) {
 }
 
 std::string check_unwind_module(std::string_view text) {
-  const std::string word(text);
+  std::string word(text);
   if (word.find('/') != std::string::npos) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(word, error)) {

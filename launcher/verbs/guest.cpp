@@ -20,7 +20,7 @@ namespace po = boost::program_options;
 // ("read: invalid timeout": -1 or 2147483647 minutes powered the guest off at once, and start
 // said it ran). A week is the most a guest is kept waiting; `guest stop` ends it sooner.
 constexpr NumberOption kIdleMinutesOption{"--idle-minutes", "a positive number of minutes",
-                                          "minutes (a week)", 7 * 24 * 60};
+                                          "minutes (a week)", uint64_t{7} * 24 * 60};
 
 constexpr const char* kHelp = R"help(usage: iotap guest start|stop|status [--dir DIR] [OPTIONS]
 

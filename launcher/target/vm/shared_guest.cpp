@@ -56,7 +56,7 @@ bool is_guest_file(std::string_view name) {
 void remove_guest_files(const std::string& dir) {
   for (const auto& name : guest_files()) {
     if (name == "lock") continue;
-    ::unlink((dir + "/" + name).c_str());
+    ::unlink((std::filesystem::path(dir) / name).c_str());
   }
 }
 
