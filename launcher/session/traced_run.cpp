@@ -63,10 +63,13 @@ std::shared_ptr<const symbols::KernelSymbols> local_kernel_symbols() {
 // A tapset probes the traced program itself when it has the tapset's provider's probes,
 // wherever it lives and whatever it is called (a copy of block_hasher named bh2 is followed,
 // not the workload next to iotap); otherwise compile_module's default, the workload next to
-// iotap.
-std::string traced_program_with(const std::optional<std::string>& exe, std::string_view provider) {
-  if (exe && known_usdt_provider(*exe) == provider) return *exe;
-  return "";
+// iotap. The program's USDT notes are read once, for both tapsets.
+void probe_the_traced_program(const std::optional<std::string>& exe,
+                              stap::CompileRequest& request) {
+  if (!exe) return;
+  const std::string provider = known_usdt_provider(*exe);
+  if (provider == "block_hasher") request.block_hasher_exe = *exe;
+  if (provider == "io_replayer") request.io_replayer_exe = *exe;
 }
 
 }  // namespace
@@ -375,10 +378,10 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                runtime_dir,
                                work.path(),
                                script.args,
-                               traced_program_with(prepared.markers.exe, "block_hasher"),
+                               /*block_hasher_exe=*/"",
                                stap::compile_words(script.stap_options),
                                stap::module_cache_dir(data_paths().cache + "/modules")};
-  request.io_replayer_exe = traced_program_with(prepared.markers.exe, "io_replayer");
+  probe_the_traced_program(prepared.markers.exe, request);
   request.interrupts_off = script.interrupts_off;
   if (!options.module_path.empty()) return saved_module(request, options, work, sinks);
   if (saving) request.module_name = stap::stamped_module_name(stap::module_stamp(request));
