@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Checks the README's shape and every relative link of README.md and docs/*.md.
+
+usage: check_links.py SOURCE_DIR
+
+- Every [text](target) that is not a URL must name a file of the tree, and its #anchor, when it
+  has one, a heading of that file (as GitHub makes anchors: lower case, punctuation dropped,
+  blanks as '-').
+- No line of the README's prose (outside code blocks) is longer than 100 characters: the
+  README starts small, and long reference rows belong in docs/.
+"""
+import glob
+import os
+import re
+import sys
+
+README_WIDTH = 100
+
+
+def anchors(path):
+    found, fenced = set(), False
+    with open(path, encoding="utf-8") as text:
+        for line in text:
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            if fenced or not line.startswith("#"):
+                continue
+            title = line.lstrip("#").strip().lower()
+            slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+            base, n = slug, 1
+            while slug in found:
+                slug = f"{base}-{n}"
+                n += 1
+            found.add(slug)
+    return found
+
+
+def links(path):
+    fenced = False
+    with open(path, encoding="utf-8") as text:
+        for number, line in enumerate(text, 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                continue
+            prose = re.sub(r"`[^`]*`", "", line)
+            for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+                yield number, target
+
+
+def main():
+    source = sys.argv[1]
+    problems = []
+    docs = [os.path.join(source, "README.md")] + sorted(glob.glob(os.path.join(source, "docs",
+                                                                               "*.md")))
+    for doc in docs:
+        shown = os.path.relpath(doc, source)
+        for number, target in links(doc):
+            if re.match(r"^[a-z]+:", target):
+                continue  # http:, https:, mailto:
+            file_part, _, anchor = target.partition("#")
+            path = os.path.normpath(os.path.join(os.path.dirname(doc), file_part)) if file_part \
+                else doc
+            if not os.path.exists(path):
+                problems.append(f"{shown}:{number}: link to '{target}': no file "
+                                f"{os.path.relpath(path, source)}")
+                continue
+            if anchor and path.endswith(".md") and anchor not in anchors(path):
+                problems.append(f"{shown}:{number}: link to '{target}': "
+                                f"{os.path.relpath(path, source)} has no heading with anchor "
+                                f"'#{anchor}'")
+    fenced = False
+    with open(docs[0], encoding="utf-8") as readme:
+        for number, line in enumerate(readme, 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            width = len(line.rstrip("\n"))
+            if not fenced and width > README_WIDTH:
+                problems.append(f"README.md:{number}: {width} characters of prose, more than "
+                                f"{README_WIDTH}: wrap it, or move the detail to docs/")
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print(f"links of {len(docs)} documents resolve; README prose within {README_WIDTH} columns")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
