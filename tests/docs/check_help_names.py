@@ -62,23 +62,31 @@ def help_kinds(iotap, verbs):
 
 
 def code_parts(text):
-    """(line number, code) for each line of a code block and each `code span` elsewhere."""
-    parts, fenced = [], False
+    """(line number, code, fenced) for each line of a code block and each `code span` elsewhere
+    (a span may run over a line break, as Markdown allows)."""
+    parts, fenced, prose = [], False, []
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("```"):
             fenced = not fenced
+            prose.append("")
             continue
         if fenced:
             parts.append((number, line, True))
+            prose.append("")
         else:
-            parts.extend((number, span, False) for span in re.findall(r"`([^`]+)`", line))
+            prose.append(line)
+    joined = "\n".join(prose)
+    for match in re.finditer(r"`([^`]+)`", joined):
+        number = joined.count("\n", 0, match.start()) + 1
+        parts.append((number, match.group(1).replace("\n", " "), False))
     return parts
 
 
 def named_verbs(text):
     found = []
     for number, code, _ in code_parts(text):
-        for match in re.finditer(r"(?:^|[\s/`(])iotap ([a-z][a-z0-9-]*)", code):
+        # A command: iotap (or a path to it) first, or inside $(...); not "... iotap knows".
+        for match in re.finditer(r"(?:^\s*(?:\S*/)?|\$\()iotap ([a-z][a-z0-9-]*)", code):
             found.append((number, match.group(1)))
     return found
 
