@@ -18,6 +18,8 @@ import os
 import re
 import sys
 
+from doc_check import cells, finish, is_rule
+
 KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE"}
 LIBRARY_KINDS = {"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE"}
 
@@ -118,11 +120,6 @@ def libraries_in(source_dir):
     return libraries, folders
 
 
-def cells(line):
-    parts = re.split(r"(?<!\\)\|", line.strip().strip("|"))
-    return [part.strip().replace("\\|", "|") for part in parts]
-
-
 def code_words(cell):
     return re.findall(r"`([^`]+)`", cell)
 
@@ -143,7 +140,7 @@ def map_rows(doc):
                 if header:
                     break
                 continue
-            if re.match(r"^\|[\s:|-]+\|\s*$", line):
+            if is_rule(line):
                 continue
             row = cells(line)
             if header is None:
@@ -230,13 +227,8 @@ def main():
                 problems.append(f"{doc}: `{name}` links `{link}`, whose row comes after "
                                 f"`{name}`'s: the map lists libraries bottom up; move "
                                 f"`{link}`'s row above")
-    if problems:
-        print("docs/architecture.md's map and launcher/'s CMake link lines disagree:")
-        print("\n".join(problems))
-        return 1
-    print(f"{doc}: the map's {len(rows)} rows match launcher/'s {len(libraries)} libraries")
-    return 0
-
+    return finish(problems, "docs/architecture.md's map and launcher/'s CMake link lines disagree:",
+                  f"{doc}: the map's {len(rows)} rows match launcher/'s {len(libraries)} libraries")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,6 +13,8 @@ import re
 import subprocess
 import sys
 
+from doc_check import finish, is_rule
+
 DOC = "docs/exit-status.md"
 
 
@@ -25,7 +27,7 @@ def table(text, heading):
                 break
             inside = line.strip() == heading
             continue
-        if not inside or not line.startswith("|") or re.match(r"^\|[\s:|-]+\|\s*$", line):
+        if not inside or not line.startswith("|") or is_rule(line):
             if inside and rows and not line.startswith("|"):
                 break
             continue
@@ -94,13 +96,9 @@ def main():
             problems.append(f"{DOC}:{number}: {variable} is read by no getenv in launcher/: "
                             "remove it, or say where it is read")
 
-    if problems:
-        print("\n".join(problems))
-        return 1
-    print(f"{DOC}: {len(statuses)} exit statuses and {len(read)} environment variables agree "
-          "with iotap --help and launcher/'s getenv calls")
-    return 0
-
+    return finish(problems, None, f"{DOC}: {len(statuses)} exit statuses and {len(read)} "
+                                  "environment variables agree with iotap --help and launcher/'s "
+                                  "getenv calls")
 
 if __name__ == "__main__":
     sys.exit(main())

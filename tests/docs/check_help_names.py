@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 
+from doc_check import finish, is_rule
+
 DOCS = ["README.md", "docs/verbs.md", "docs/stack-grammar.md"]
 SPEC_CHARS = re.compile(r"^[A-Za-z0-9_.,:*=()\s]+$")
 
@@ -134,7 +136,7 @@ def kinds_table(text):
         if line.startswith("## "):
             inside = line.strip() == "## Kinds"
             continue
-        if inside and line.startswith("|") and not re.match(r"^\|[\s:|-]+\|\s*$", line):
+        if inside and line.startswith("|") and not is_rule(line):
             first = line.strip().strip("|").split("|")[0].strip()
             if first.lower() != "kind":
                 rows.append((number, first.strip("`")))
@@ -191,14 +193,9 @@ def main():
                     problems.append(f"{doc}:{number}: '{spec}' uses '{word}', which "
                                     f"'iotap {verb} --help' does not list as a kind")
 
-    if problems:
-        print("the docs and iotap's --help disagree:")
-        print("\n".join(problems))
-        return 1
-    print(f"{len(verbs)} verbs and {len(kinds)} --stack kinds (from 'iotap {verb} --help') "
-          f"agree with {', '.join(DOCS)}")
-    return 0
-
+    return finish(problems, "the docs and iotap's --help disagree:",
+                  f"{len(verbs)} verbs and {len(kinds)} --stack kinds (from 'iotap {verb} --help') "
+                  f"agree with {', '.join(DOCS)}")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,6 +14,8 @@ import os
 import re
 import sys
 
+from doc_check import finish
+
 README_WIDTH = 100
 
 
@@ -80,12 +82,8 @@ def main():
             if not fenced and width > README_WIDTH:
                 problems.append(f"README.md:{number}: {width} characters of prose, more than "
                                 f"{README_WIDTH}: wrap it, or move the detail to docs/")
-    if problems:
-        print("\n".join(problems))
-        return 1
-    print(f"links of {len(docs)} documents resolve; README prose within {README_WIDTH} columns")
-    return 0
-
+    return finish(problems, None, f"links of {len(docs)} documents resolve; README prose within "
+                                  f"{README_WIDTH} columns")
 
 if __name__ == "__main__":
     sys.exit(main())
