@@ -6,6 +6,9 @@ usage: check_links.py SOURCE_DIR
 - Every [text](target) that is not a URL must name a file of the tree, and its #anchor, when it
   has one, a heading of that file (as GitHub makes anchors: lower case, punctuation dropped,
   blanks as '-').
+- Every path of the tree a `code span` names (launcher/..., tests/..., a top-level folder of the
+  tree first) exists: a file moved or renamed is a doc to update. Placeholders (`examples/X.stp`,
+  `include/iotap/<folder>/`) are not paths.
 - No line of the README's prose (outside code blocks) is longer than 100 characters: the
   README starts small, and long reference rows belong in docs/.
 """
@@ -51,6 +54,27 @@ def links(path):
                 yield number, target
 
 
+def named_paths(path, folders):
+    """(line number, path) for each path of the tree named in a code span outside code blocks."""
+    pattern = re.compile(r"(?<![\w/.$~-])((?:" + "|".join(map(re.escape, folders)) +
+                         r")/[\w./-]*)")
+    fenced = False
+    with open(path, encoding="utf-8") as text:
+        for number, line in enumerate(text, 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                continue
+            for span in re.findall(r"`([^`]+)`", line):
+                for match in pattern.finditer(span):
+                    named = match.group(1).rstrip(".,:;")
+                    if re.search(r"(^|/)[A-Z][A-Z_]*(\.|/|$)", named) or \
+                            span[match.end():match.end() + 1] in ("<", "*"):
+                        continue  # a placeholder: examples/X.stp, workloads/NAME/NAME
+                    yield number, named
+
+
 def main():
     source = sys.argv[1]
     problems = []
@@ -72,6 +96,14 @@ def main():
                 problems.append(f"{shown}:{number}: link to '{target}': "
                                 f"{os.path.relpath(path, source)} has no heading with anchor "
                                 f"'#{anchor}'")
+    folders = sorted(name for name in os.listdir(source)
+                     if os.path.isdir(os.path.join(source, name)) and
+                     not name.startswith((".", "build")))
+    for doc in docs:
+        for number, named in named_paths(doc, folders):
+            if not os.path.exists(os.path.join(source, named)):
+                problems.append(f"{os.path.relpath(doc, source)}:{number}: `{named}`: no such "
+                                "file or folder in the tree (moved? say where it is)")
     fenced = False
     with open(docs[0], encoding="utf-8") as readme:
         for number, line in enumerate(readme, 1):
@@ -82,8 +114,8 @@ def main():
             if not fenced and width > README_WIDTH:
                 problems.append(f"README.md:{number}: {width} characters of prose, more than "
                                 f"{README_WIDTH}: wrap it, or move the detail to docs/")
-    return finish(problems, None, f"links of {len(docs)} documents resolve; README prose within "
-                                  f"{README_WIDTH} columns")
+    return finish(problems, None, f"links and paths of {len(docs)} documents resolve; "
+                                  f"README prose within {README_WIDTH} columns")
 
 if __name__ == "__main__":
     sys.exit(main())
