@@ -22,14 +22,21 @@ from doc_check import finish
 README_WIDTH = 100
 
 
-def anchors(path):
-    found, fenced = set(), False
+def prose_lines(path):
+    """(line number, line) for each line outside code blocks (and not their ``` fences)."""
+    fenced = False
     with open(path, encoding="utf-8") as text:
-        for line in text:
+        for number, line in enumerate(text, 1):
             if line.lstrip().startswith("```"):
                 fenced = not fenced
-            if fenced or not line.startswith("#"):
-                continue
+            elif not fenced:
+                yield number, line.rstrip("\n")
+
+
+def anchors(path):
+    found = set()
+    for _, line in prose_lines(path):
+        if line.startswith("#"):
             title = line.lstrip("#").strip().lower()
             slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
             base, n = slug, 1
@@ -41,38 +48,24 @@ def anchors(path):
 
 
 def links(path):
-    fenced = False
-    with open(path, encoding="utf-8") as text:
-        for number, line in enumerate(text, 1):
-            if line.lstrip().startswith("```"):
-                fenced = not fenced
-                continue
-            if fenced:
-                continue
-            prose = re.sub(r"`[^`]*`", "", line)
-            for target in re.findall(r"\]\(([^)\s]+)\)", prose):
-                yield number, target
+    for number, line in prose_lines(path):
+        prose = re.sub(r"`[^`]*`", "", line)
+        for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+            yield number, target
 
 
 def named_paths(path, folders):
     """(line number, path) for each path of the tree named in a code span outside code blocks."""
     pattern = re.compile(r"(?<![\w/.$~-])((?:" + "|".join(map(re.escape, folders)) +
                          r")/[\w./-]*)")
-    fenced = False
-    with open(path, encoding="utf-8") as text:
-        for number, line in enumerate(text, 1):
-            if line.lstrip().startswith("```"):
-                fenced = not fenced
-                continue
-            if fenced:
-                continue
-            for span in re.findall(r"`([^`]+)`", line):
-                for match in pattern.finditer(span):
-                    named = match.group(1).rstrip(".,:;")
-                    if re.search(r"(^|/)[A-Z][A-Z_]*(\.|/|$)", named) or \
-                            span[match.end():match.end() + 1] in ("<", "*"):
-                        continue  # a placeholder: examples/X.stp, workloads/NAME/NAME
-                    yield number, named
+    for number, line in prose_lines(path):
+        for span in re.findall(r"`([^`]+)`", line):
+            for match in pattern.finditer(span):
+                named = match.group(1).rstrip(".,:;")
+                if re.search(r"(^|/)[A-Z][A-Z_]*(\.|/|$)", named) or \
+                        span[match.end():match.end() + 1] in ("<", "*"):
+                    continue  # a placeholder: examples/X.stp, workloads/NAME/NAME
+                yield number, named
 
 
 def main():
@@ -104,18 +97,13 @@ def main():
             if not os.path.exists(os.path.join(source, named)):
                 problems.append(f"{os.path.relpath(doc, source)}:{number}: `{named}`: no such "
                                 "file or folder in the tree (moved? say where it is)")
-    fenced = False
-    with open(docs[0], encoding="utf-8") as readme:
-        for number, line in enumerate(readme, 1):
-            if line.lstrip().startswith("```"):
-                fenced = not fenced
-                continue
-            width = len(line.rstrip("\n"))
-            if not fenced and width > README_WIDTH:
-                problems.append(f"README.md:{number}: {width} characters of prose, more than "
-                                f"{README_WIDTH}: wrap it, or move the detail to docs/")
+    for number, line in prose_lines(docs[0]):
+        if len(line) > README_WIDTH:
+            problems.append(f"README.md:{number}: {len(line)} characters of prose, more than "
+                            f"{README_WIDTH}: wrap it, or move the detail to docs/")
     return finish(problems, None, f"links and paths of {len(docs)} documents resolve; "
                                   f"README prose within {README_WIDTH} columns")
+
 
 if __name__ == "__main__":
     sys.exit(main())
