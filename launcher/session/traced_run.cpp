@@ -12,11 +12,18 @@
 #include <optional>
 
 #include "iotap/config.h"
+#include "iotap/guest/guest_modules.h"
 #include "iotap/interval/skipped_probes.h"
+#include "iotap/local/local_runner.h"
+#include "iotap/local/local_stack.h"
+#include "iotap/remote/ssh_target.h"
 #include "iotap/report/overhead.h"
+#include "iotap/runner/kernel_debuginfo.h"
+#include "iotap/runner/kernel_tree.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/request_source.h"
 #include "iotap/session/traced_program.h"
+#include "iotap/stack_spec/stack_spec.h"
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/hit_report.h"
 #include "iotap/stap/module_cache.h"
@@ -27,13 +34,6 @@
 #include "iotap/stap/shared_runtime.h"
 #include "iotap/stap/stap_cache.h"
 #include "iotap/stap/stap_stderr.h"
-#include "iotap/target/guest_modules.h"
-#include "iotap/target/kernel_debuginfo.h"
-#include "iotap/target/kernel_tree.h"
-#include "iotap/target/local_runner.h"
-#include "iotap/target/local_stack.h"
-#include "iotap/target/ssh_target.h"
-#include "iotap/target/stack_spec.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -99,7 +99,7 @@ namespace {
 struct PreparedRun {
   bool vm = false;
   bool ssh = false;  // --target ssh://: compiled here for the host's kernel, run there
-  std::optional<vm::StackPlan> stack;
+  std::optional<stack_spec::StackPlan> stack;
   std::optional<ResolvedCommand> command;
   stap::Markers markers;
   std::string script_text;  // markers substituted
@@ -119,15 +119,15 @@ void warn_if_copies_differ(const std::string& what, const std::string& there,
 // stap compiles here for the host's kernel: its headers must be on this machine.
 void check_host_kernel_here(const TargetOptions& options) {
   const std::string problem =
-      ssh::kernel_headers_problem(*options.ssh_host, host_facts(options).release);
+      remote::kernel_headers_problem(*options.ssh_host, host_facts(options).release);
   if (!problem.empty()) throw UserError(problem);
 }
 
 // The -c program runs on the host from its own copy, at the path it has here: the probes are
 // compiled from this machine's copy.
 void check_program_on_host(const TargetOptions& options, const std::string& program) {
-  const ssh::HostFacts& facts = host_facts(options);
-  if (const std::string problem = ssh::program_problem(*options.ssh_host, facts, program);
+  const remote::HostFacts& facts = host_facts(options);
+  if (const std::string problem = remote::program_problem(*options.ssh_host, facts, program);
       !problem.empty())
     throw UserError(problem);
   warn_if_copies_differ(options.ssh_host->name() + "'s " + program, facts.program_sha256, program);
@@ -157,14 +157,14 @@ void check_local_machine(const TargetOptions& options) {
   }
   if (!options.module_path.empty()) {
     const stap::ModuleInfo info = stap::read_module_info(options.module_path);
-    const std::string release = local_kernel_release();
+    const std::string release = local::local_kernel_release();
     if (info.release() != release)
       throw UserError(options.module_path + " was compiled for kernel " + info.release() +
                       ", but this machine runs " + release + ": save it again with --for-kernel " +
                       release);
   }
   const std::string problem =
-      options.module_path.empty() ? local_kernel_problem() : local_load_problem();
+      options.module_path.empty() ? local::local_kernel_problem() : local::local_load_problem();
   if (!problem.empty()) throw UserError(problem);
 }
 
@@ -186,9 +186,9 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   // and memory.
   temp_base();
   if (prepared.vm)
-    vm::check_vm_run(options.memory_mib,
-                     command ? std::vector{command->program} : std::vector<std::string>{},
-                     command ? command->files : std::vector<std::string>{});
+    guest::check_vm_run(options.memory_mib,
+                        command ? std::vector{command->program} : std::vector<std::string>{},
+                        command ? command->files : std::vector<std::string>{});
 
   if (command) prepared.markers.exe = command->program;
   if (command && prepared.ssh) check_program_on_host(options, command->program);
@@ -213,7 +213,7 @@ stap::StapOptions stap_options_for_target(stap::StapOptions options, const Prepa
     // A path is the user's file; "kernel" is stap's name for vmlinux.
     if (module.find('/') != std::string::npos || module == "kernel") continue;
     try {
-      module = vm::guest_module_file(config::kGuestKernel, module);
+      module = guest::guest_module_file(config::kGuestKernel, module);
     } catch (const UserError& error) {
       throw UserError("-d " + module + ": " + error.what());
     }
@@ -222,7 +222,7 @@ stap::StapOptions stap_options_for_target(stap::StapOptions options, const Prepa
     // stap's --all-modules: every module in /proc/modules, and the kernel.
     options.all_modules = false;
     std::vector<std::string> files =
-        vm::guest_loaded_module_files(config::kGuestKernel, prepared.stack);
+        guest::guest_loaded_module_files(config::kGuestKernel, prepared.stack);
     files.emplace_back("kernel");
     for (auto& file : files) {
       if (std::ranges::find(options.unwind_modules, file) == options.unwind_modules.end())
@@ -236,38 +236,38 @@ stap::StapOptions stap_options_for_target(stap::StapOptions options, const Prepa
 std::string harvest_guest_kallsyms(const TracedRunSinks& sinks) {
   sinks.status(
       "reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
-  vm::VmRun harvest;
+  guest::VmRun harvest;
   harvest.kernel_symbols = true;
   std::string kallsyms;
-  vm::VmEvents events;
+  guest::VmEvents events;
   events.stdout_data = [](std::string_view) {};
   events.stderr_data = [](std::string_view) {};
   events.status = [](std::string_view) {};
   events.device = [](const StackDevice&) {};
   events.kernel_symbols = [&kallsyms](std::string text) { kallsyms = std::move(text); };
-  vm::run_in_vm(harvest, events);
+  guest::run_in_vm(harvest, events);
   if (kallsyms.empty())
     throw UserError("the guest did not send its symbol table (see the console lines above)");
   return kallsyms;
 }
 
-// What stap compiles against for --target vm (target/kernel_tree.h).
+// What stap compiles against for --target vm (runner/kernel_tree.h).
 std::string vm_compile_kernel(const TracedScript& script, const TracedRunSinks& sinks) {
-  return vm::guest_compile_kernel(
+  return runner::guest_compile_kernel(
       config::kGuestKernel, script.compile_kernel_symbols,
-      [&sinks] { return harvest_guest_kallsyms(sinks); }, vm::guest_kernel_trees_dir());
+      [&sinks] { return harvest_guest_kallsyms(sinks); }, runner::guest_kernel_trees_dir());
 }
 
 // The host's /proc/kallsyms, refused when it hides the addresses (a login that is not root:
 // kernel.kptr_restrict), which would make a System.map of zeros.
 std::string host_kallsyms(const TargetOptions& options) {
-  std::string text = ssh::read_host_kallsyms(*options.ssh_host, host_facts(options));
+  std::string text = remote::read_host_kallsyms(*options.ssh_host, host_facts(options));
   if (symbols::addresses_hidden(text))
     throw UserError(options.ssh_host->name() + "'s /proc/kallsyms hides kernel addresses from " +
                     host_facts(options).user +
                     " (kernel.kptr_restrict): log in as root or with passwordless sudo, or "
                     "install the kernel's debuginfo here (" +
-                    vm::debuginfo_install_hint(host_facts(options).release) + ")");
+                    runner::debuginfo_install_hint(host_facts(options).release) + ")");
   return text;
 }
 
@@ -275,15 +275,15 @@ std::string host_kallsyms(const TargetOptions& options) {
 // one and the -dbg package is not here) from the host's own /proc/kallsyms.
 std::string ssh_compile_kernel(const TracedScript& script, const TargetOptions& options,
                                const TracedRunSinks& sinks) {
-  const ssh::HostFacts& facts = host_facts(options);
-  return vm::guest_compile_kernel(
+  const remote::HostFacts& facts = host_facts(options);
+  return runner::guest_compile_kernel(
       facts.release, script.compile_kernel_symbols,
       [&] {
         sinks.status("reading " + options.ssh_host->name() +
                      "'s kernel symbol table for stap (once per kernel release)");
         return host_kallsyms(options);
       },
-      vm::guest_kernel_trees_dir());
+      runner::guest_kernel_trees_dir());
 }
 
 // iotap's adapted runtime is made for the guest kernel (cmake/StapRuntimeCompat.cmake): any
@@ -300,7 +300,7 @@ std::string saved_module_kallsyms(const std::string& release, const TracedRunSin
   if (release == config::kGuestKernel) return harvest_guest_kallsyms(sinks);
   throw UserError("compiling this script for kernel " + release +
                   " needs that kernel's symbols: install its debuginfo here (" +
-                  vm::debuginfo_install_hint(release) +
+                  runner::debuginfo_install_hint(release) +
                   "), or compile and run it in one go with --target ssh://HOST");
 }
 
@@ -347,9 +347,9 @@ stap::KernelDebugState kernel_debug_state(const PreparedRun& prepared, const std
   // On this host's own kernel stap may also fetch it from a debuginfod server.
   const bool here = !prepared.vm && !prepared.ssh;
   const char* debuginfod = here ? std::getenv("DEBUGINFOD_URLS") : nullptr;
-  const bool found = vm::find_kernel_debuginfo(release).has_value() ||
+  const bool found = runner::find_kernel_debuginfo(release).has_value() ||
                      (debuginfod != nullptr && *debuginfod != '\0');
-  std::string hint = vm::debuginfo_install_hint(release);
+  std::string hint = runner::debuginfo_install_hint(release);
   if (here) hint += ", or set DEBUGINFOD_URLS to a debuginfod server that has it";
   return {release, found, hint};
 }
@@ -363,11 +363,11 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
   if (prepared.vm) compile_kernel = vm_compile_kernel(script, sinks);
   if (prepared.ssh) compile_kernel = ssh_compile_kernel(script, options, sinks);
   const bool saving = !options.save_module_path.empty();
-  if (saving && result.kernel_release != local_kernel_release()) {
-    compile_kernel = vm::guest_compile_kernel(
+  if (saving && result.kernel_release != local::local_kernel_release()) {
+    compile_kernel = runner::guest_compile_kernel(
         result.kernel_release, script.compile_kernel_symbols,
         [&] { return saved_module_kallsyms(result.kernel_release, sinks); },
-        vm::guest_kernel_trees_dir());
+        runner::guest_kernel_trees_dir());
   }
   const auto compile_start = Clock::now();
   const std::string runtime_dir = runtime_for(prepared, result.kernel_release);
@@ -434,7 +434,7 @@ void run_on_vm(const std::function<std::string()>& build_module, const TracedScr
                const TargetOptions& options, const PreparedRun& prepared,
                stap::StapStderr& stderr_filter, TracedRunResult& result,
                const TracedRunSinks& sinks) {
-  vm::VmRun run;
+  guest::VmRun run;
   run.build_module = build_module;
   run.kernel_symbols = script.kernel_symbols;
   run.stack = prepared.stack;
@@ -448,7 +448,7 @@ void run_on_vm(const std::function<std::string()>& build_module, const TracedScr
     run.programs = {prepared.command->program};
     run.files = prepared.command->files;
   }
-  vm::VmEvents events;
+  guest::VmEvents events;
   events.stdout_data = sinks.output;
   events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
   events.status = [&](std::string_view phrase) {
@@ -462,7 +462,7 @@ void run_on_vm(const std::function<std::string()>& build_module, const TracedScr
                  " functions");
     if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
   };
-  const vm::VmResult vm_result = run_in_vm(run, events);
+  const guest::VmResult vm_result = run_in_vm(run, events);
   result.staprun_status = vm_result.exit_status;
   result.interrupted = vm_result.interrupted;
   result.timed_out = vm_result.timed_out;
@@ -478,11 +478,11 @@ void run_locally(const std::string& module, const TracedScript& script,
     result.kernel_symbols = local_kernel_symbols();
     if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
   }
-  // The stacks and the kernel's counts, as a host reports them (target/local_stack.h).
-  LocalStack stack;
+  // The stacks and the kernel's counts, as a host reports them (local/local_stack.h).
+  local::LocalStack stack;
   result.devices = stack.devices();
   show_guest_status("running", prepared, result, sinks);
-  LocalRun run;
+  local::LocalRun run;
   run.module_path = module;
   run.pid = options.pid;
   run.timeout = std::chrono::seconds(options.timeout_seconds);
@@ -490,8 +490,8 @@ void run_locally(const std::string& module, const TracedScript& script,
   run.module_options = stap::module_words(script.stap_options);
   if (prepared.command) run.command = prepared.command->argv;
   const auto start = Clock::now();
-  const LocalResult local =
-      run_local(run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
+  const local::LocalResult local = local::run_local(
+      run, {sinks.output, [&](std::string_view bytes) { stderr_filter.feed(bytes); }});
   result.staprun_status = local.exit_status;
   result.timed_out = local.timed_out;
   result.traced_seconds = seconds_since(start);
@@ -503,14 +503,14 @@ void run_on_ssh_host(const std::string& module, const TracedScript& script,
                      const TargetOptions& options, const PreparedRun& prepared,
                      stap::StapStderr& stderr_filter, TracedRunResult& result,
                      const TracedRunSinks& sinks) {
-  const ssh::SshHost& host = *options.ssh_host;
-  const ssh::HostFacts& facts = host_facts(options);
+  const remote::SshHost& host = *options.ssh_host;
+  const remote::HostFacts& facts = host_facts(options);
   if (script.kernel_symbols) {
     result.kernel_symbols = std::make_shared<const symbols::KernelSymbols>(
         symbols::KernelSymbols::parse(host_kallsyms(options)));
     if (sinks.kernel_symbols) sinks.kernel_symbols(result.kernel_symbols);
   }
-  ssh::SshRun run;
+  remote::SshRun run;
   run.module_path = module;
   run.pid = options.pid;
   run.timeout = std::chrono::seconds(options.timeout_seconds);
@@ -518,14 +518,14 @@ void run_on_ssh_host(const std::string& module, const TracedScript& script,
   run.module_options = stap::module_words(script.stap_options);
   run.program_stdout_to_stderr = !script.program_stdout_in_stream;
   if (prepared.command) run.command = prepared.command->argv;
-  ssh::SshEvents events;
+  remote::SshEvents events;
   events.stdout_data = sinks.output;
   events.stderr_data = [&](std::string_view bytes) { stderr_filter.feed(bytes); };
   events.status = [&](std::string_view phrase) {
     show_guest_status(phrase, prepared, result, sinks);
   };
   events.device = [&](const StackDevice& device) { result.devices.push_back(device); };
-  const ssh::SshResult ssh_result = ssh::run_over_ssh(host, facts, run, events);
+  const remote::SshResult ssh_result = remote::run_over_ssh(host, facts, run, events);
   result.staprun_status = ssh_result.exit_status;
   result.interrupted = ssh_result.interrupted && !ssh_result.timed_out;
   result.timed_out = ssh_result.timed_out;
@@ -552,7 +552,7 @@ std::optional<double> measured_ns_per_hit(const TargetOptions& options) {
   // The one target whose cost per hit is measured: the guest under TCG, block_hasher's 4 KiB
   // reads, bench/overhead (docs/performance.md: 8.6 us per hit, iotap as it runs now).
   constexpr double kTcgGuestNsPerHit = 8'600;
-  if (options.target == Target::kVm && vm::guest_is_emulated()) return kTcgGuestNsPerHit;
+  if (options.target == Target::kVm && guest::guest_is_emulated()) return kTcgGuestNsPerHit;
   return std::nullopt;
 }
 
