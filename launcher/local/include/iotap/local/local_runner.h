@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/runner/runner.h"
+
 namespace iotap::local {
 
 struct LocalRun {
@@ -45,5 +47,33 @@ struct LocalResult {
 // is passed on to staprun's process group (staprun, which stops the module after its end probes,
 // and the -c program); iotap waits for it.
 LocalResult run_local(const LocalRun& run, const LocalEvents& events);
+
+// --target local as a runner/runner.h: this machine's kernel, its staprun, its stacks.
+struct LocalOptions {
+  std::string release;       // the kernel compiled for: --for-kernel's, else this one's
+  std::string module_path;   // --module: a module saved elsewhere, run instead of compiling
+  bool save_module = false;  // --save-module: compile only, for `release`
+  // --save-module --for-kernel R (not this machine's) for a script that needs the kernel's
+  // symbols to compile: the table of the guest's kernel, when R is the guest's.
+  std::function<std::string(const runner::StatusSink&)> guest_kallsyms;
+};
+
+class LocalRunner final : public runner::Runner {
+ public:
+  // Checks that this machine compiles and runs (its headers, modules, root), runs a module saved
+  // elsewhere (no headers needed), or only compiles, for --for-kernel's release: a UserError
+  // saying what is missing otherwise.
+  explicit LocalRunner(LocalOptions options);
+
+  [[nodiscard]] std::string kernel_release() const override { return options_.release; }
+  [[nodiscard]] bool is_this_machine() const override { return true; }
+  std::string compile_kernel(bool symbols, const runner::StatusSink& status) override;
+  runner::RunResult run(const runner::ModuleBuilder& build_module,
+                        const runner::RunRequest& request,
+                        const runner::RunEvents& events) override;
+
+ private:
+  LocalOptions options_;
+};
 
 }  // namespace iotap::local
