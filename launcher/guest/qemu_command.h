@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "iotap/guest/guest_memory.h"
 #include "iotap/stack_spec/stack_plan.h"
 #include "kernel.h"
 
@@ -25,7 +26,7 @@ struct QemuGuest {
   GuestKernel kernel;
   std::string initrd;
   std::string dir;  // the sockets, console.log (and a served guest's pid file)
-  unsigned memory_mib = 1024;
+  unsigned memory_mib = kDefaultMemoryMib;
   unsigned cpus = 2;
   // A guest kept for many runs (init.sh's iotap.mode=serve): qemu listens on the sockets, runs
   // connect; it powers itself off after `idle` without a run. Otherwise iotap listens and the

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "iotap/guest/guest_memory.h"
 #include "iotap/guest/guest_requirements.h"
 #include "iotap/remote/ssh_target.h"
 #include "iotap/util/json_text.h"
@@ -47,7 +48,7 @@ struct MachineFacts {
   std::vector<guest::HostProgram> guest_programs;
   std::optional<unsigned long> memory_available_mib;  // /proc/meminfo's MemAvailable
   std::string temp_dir_problem;                       // what is wrong with $TMPDIR; empty: fine
-  unsigned guest_memory_mib = 1024;
+  unsigned guest_memory_mib = guest::kDefaultMemoryMib;
   bool guest_headers = false;    // /lib/modules/RELEASE/build
   bool runtime_adapted = false;  // it holds iotap-compat.txt
   bool kvm = false;

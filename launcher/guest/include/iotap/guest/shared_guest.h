@@ -12,11 +12,13 @@
 #include <string>
 #include <string_view>
 
+#include "iotap/guest/guest_memory.h"
+
 namespace iotap::guest {
 
 struct SharedGuestOptions {
   std::string dir;  // its sockets, console log, pid file; made private (0700)
-  unsigned memory_mib = 1024;
+  unsigned memory_mib = kDefaultMemoryMib;
   unsigned cpus = 2;
   // It powers itself off after this long without a run: a forgotten guest does not hold its
   // memory for ever.

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/guest/guest_memory.h"
 #include "iotap/stack.h"
 #include "iotap/stack/disk_stats.h"
 #include "iotap/stack_spec/stack_plan.h"
@@ -31,7 +32,7 @@ struct VmRun {
   // them at spaces.
   std::vector<std::string> staprun_options;
   std::vector<std::string> module_options;
-  unsigned memory_mib = 1024;
+  unsigned memory_mib = kDefaultMemoryMib;
   unsigned cpus = 2;
   // 0: none. Else the whole guest run, from the moment its files are ready (the module
   // compiled; the boot may have overlapped the compile): when it runs out before the module runs

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/guest/guest_memory.h"
 #include "iotap/remote/ssh_target.h"
 #include "iotap/session/number_option.h"
 #include "iotap/stack_spec/stack_plan.h"
@@ -32,7 +33,7 @@ struct TargetOptions {
       std::make_shared<std::optional<remote::HostFacts>>();
   std::string stack_text;  // --stack, as typed
   unsigned timeout_seconds = 0;
-  unsigned memory_mib = 1024;
+  unsigned memory_mib = guest::kDefaultMemoryMib;
   // A module made on another machine (--save-module there), run here instead of compiling.
   std::string module_path;       // --module
   std::string save_module_path;  // --save-module: compile only, write the module there
