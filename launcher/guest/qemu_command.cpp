@@ -11,6 +11,48 @@ namespace iotap::guest {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The channels' sockets: the control line on a serial port, the others on virtio-serial ports.
+void add_ports(std::vector<std::string>& argv, const fs::path& dir, bool serve) {
+  // A served guest's sockets are qemu's, and stay for the runs that connect one after another.
+  const std::string server = serve ? ",server=on,wait=off" : "";
+  int port_number = 1;
+  for (const PortSocket& port : kPortSockets) {
+    const std::string id = port.socket;
+    std::string chardev = "socket,id=" + id;
+    chardev += ",path=";
+    chardev += (dir / id).string();
+    chardev += server;
+    argv.insert(argv.end(), {"-chardev", chardev});
+    if (*port.guest_name == '\0') {
+      argv.insert(argv.end(), {"-serial", "chardev:" + id});
+      // The run's files and output go over virtio-serial: a UART is far too slow for them.
+      argv.insert(argv.end(), {"-device", "virtio-serial-pci,id=vser"});
+    } else {
+      argv.insert(argv.end(),
+                  {"-device", "virtserialport,bus=vser.0,nr=" + std::to_string(port_number++) +
+                                  ",chardev=" + id + ",name=" + port.guest_name});
+    }
+  }
+}
+
+// The stack's virtio disks: sparse images in `dir`, throttled as the stack says.
+void add_virtio_disks(std::vector<std::string>& argv, const fs::path& dir,
+                      const std::vector<stack_spec::VirtioDisk>& disks) {
+  for (const auto& disk : disks) {
+    const std::string image = dir / (disk.drive_id + ".img");
+    { std::ofstream create(image, std::ios::binary); }
+    fs::resize_file(image, disk.size_bytes);  // sparse: costs no disk until written
+    std::string drive = "file=" + image + ",if=none,id=" + disk.drive_id + ",format=raw";
+    if (disk.iops != 0) drive += ",throttling.iops-total=" + std::to_string(disk.iops);
+    if (disk.bps != 0) drive += ",throttling.bps-total=" + std::to_string(disk.bps);
+    argv.insert(argv.end(), {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> qemu_command(const QemuGuest& guest) {
   const bool kvm = host_accelerator() == Accelerator::kKvm;
   const fs::path dir = guest.dir;
@@ -48,35 +90,8 @@ std::vector<std::string> qemu_command(const QemuGuest& guest) {
                                 append,
                                 "-serial",
                                 "file:" + (dir / "console.log").string()};
-  // A served guest's sockets are qemu's, and stay for the runs that connect one after another.
-  const std::string server = guest.serve ? ",server=on,wait=off" : "";
-  int port_number = 1;
-  for (const PortSocket& port : kPortSockets) {
-    const std::string id = port.socket;
-    std::string chardev = "socket,id=" + id;
-    chardev += ",path=";
-    chardev += (dir / id).string();
-    chardev += server;
-    argv.insert(argv.end(), {"-chardev", chardev});
-    if (*port.guest_name == '\0') {
-      argv.insert(argv.end(), {"-serial", "chardev:" + id});
-      // The run's files and output go over virtio-serial: a UART is far too slow for them.
-      argv.insert(argv.end(), {"-device", "virtio-serial-pci,id=vser"});
-    } else {
-      argv.insert(argv.end(),
-                  {"-device", "virtserialport,bus=vser.0,nr=" + std::to_string(port_number++) +
-                                  ",chardev=" + id + ",name=" + port.guest_name});
-    }
-  }
-  for (const auto& disk : guest.virtio_disks) {
-    const std::string image = dir / (disk.drive_id + ".img");
-    { std::ofstream create(image, std::ios::binary); }
-    fs::resize_file(image, disk.size_bytes);  // sparse: costs no disk until written
-    std::string drive = "file=" + image + ",if=none,id=" + disk.drive_id + ",format=raw";
-    if (disk.iops != 0) drive += ",throttling.iops-total=" + std::to_string(disk.iops);
-    if (disk.bps != 0) drive += ",throttling.bps-total=" + std::to_string(disk.bps);
-    argv.insert(argv.end(), {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
-  }
+  add_ports(argv, dir, guest.serve);
+  add_virtio_disks(argv, dir, guest.virtio_disks);
   if (!guest.tools_image.empty()) {
     argv.insert(argv.end(),
                 {"-drive", "file=" + guest.tools_image + ",if=none,id=tools,format=raw,readonly=on",

@@ -127,40 +127,45 @@ class Planner {
       case DeviceKind::kLinear:
       case DeviceKind::kDelay:
       case DeviceKind::kFlakey:
-      case DeviceKind::kError: {
-        const std::string name = "iotap" + std::to_string(device.id);
-        device.path = "/dev/mapper/" + name;
-        std::string table;
-        if (node.kind == DeviceKind::kLinear) {
-          std::string args;
-          for (const auto& member : members) args += " " + member;
-          table = "\"$(iotap_linear_table" + args + ")\"";
-        } else if (node.kind == DeviceKind::kDelay) {
-          table = "\"0 $(iotap_sectors " + members[0] + ") delay " + members[0] + " 0 " +
-                  std::to_string(node.delay.count()) + "\"";
-          need("dm-delay");
-        } else if (node.kind == DeviceKind::kFlakey) {
-          table = "\"0 $(iotap_sectors " + members[0] + ") flakey " + members[0] + " 0 " +
-                  std::to_string(node.up.count()) + " " + std::to_string(node.down.count()) + "\"";
-          need("dm-flakey");
-        } else {
-          // dm-error takes its member's size, so the stack's geometry is what the spec says.
-          // mdadm cannot build an array on a device that fails every I/O, so an error target
-          // with a member starts as a linear map of it and turns into an error target once the
-          // whole stack stands.
-          if (members.empty()) {
-            table = "\"0 " + std::to_string(kDefaultRamBytes / 512) + " error\"";
-          } else {
-            table = "\"0 $(iotap_sectors " + members[0] + ") linear " + members[0] + " 0\"";
-            finally_.push_back("iotap_dm_switch " + name + " \"0 $(iotap_sectors " + members[0] +
-                               ") error\"");
-          }
-        }
-        line("iotap_dm " + head + " " + name + " " + table);
-        need("dm-mod");
+      case DeviceKind::kError:
+        emit_dm_table(node, device, head, members);
         break;
+    }
+  }
+
+  // linear, delay, flakey and error: one dm table each, over the members' paths.
+  void emit_dm_table(const StackNode& node, PlannedDevice& device, const std::string& head,
+                     const std::vector<std::string>& members) {
+    const std::string name = "iotap" + std::to_string(device.id);
+    device.path = "/dev/mapper/" + name;
+    std::string table;
+    if (node.kind == DeviceKind::kLinear) {
+      std::string args;
+      for (const auto& member : members) args += " " + member;
+      table = "\"$(iotap_linear_table" + args + ")\"";
+    } else if (node.kind == DeviceKind::kDelay) {
+      table = "\"0 $(iotap_sectors " + members[0] + ") delay " + members[0] + " 0 " +
+              std::to_string(node.delay.count()) + "\"";
+      need("dm-delay");
+    } else if (node.kind == DeviceKind::kFlakey) {
+      table = "\"0 $(iotap_sectors " + members[0] + ") flakey " + members[0] + " 0 " +
+              std::to_string(node.up.count()) + " " + std::to_string(node.down.count()) + "\"";
+      need("dm-flakey");
+    } else {
+      // dm-error takes its member's size, so the stack's geometry is what the spec says.
+      // mdadm cannot build an array on a device that fails every I/O, so an error target
+      // with a member starts as a linear map of it and turns into an error target once the
+      // whole stack stands.
+      if (members.empty()) {
+        table = "\"0 " + std::to_string(kDefaultRamBytes / 512) + " error\"";
+      } else {
+        table = "\"0 $(iotap_sectors " + members[0] + ") linear " + members[0] + " 0\"";
+        finally_.push_back("iotap_dm_switch " + name + " \"0 $(iotap_sectors " + members[0] +
+                           ") error\"");
       }
     }
+    line("iotap_dm " + head + " " + name + " " + table);
+    need("dm-mod");
   }
 
   void emit_null(const StackNode& node, PlannedDevice& device, const std::string& head) {
