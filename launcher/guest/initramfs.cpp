@@ -176,13 +176,15 @@ BaseImage base_initramfs(const GuestKernel& kernel, const std::string& cache_dir
   const auto modules = kernel.module_load_order(stack_module_names());
   const std::string init = data_paths().guest_init;
   const std::string device_lines = runner::device_lines_script();
+  const std::string staprun = runner::staprun_script();
+  const std::string stack_build = (fs::path(init).parent_path() / "stack_build.sh").string();
   const std::string stapio_drain = data_paths().stapio_drain;
 
   // The key covers every input by path, size and modification time (the kernel's modules
   // and the tools change only with their packages), plus init's text and what it sources.
   Sha256 key;
   key.update(kBaseFormat).update(kernel.release).update(read_file(init));
-  key.update(read_file(device_lines));
+  key.update(read_file(device_lines)).update(read_file(staprun)).update(read_file(stack_build));
   std::vector<std::string> inputs = programs;
   for (const auto& program : programs) {
     for (const auto& dependency : runtime_dependencies(program)) inputs.push_back(dependency);
@@ -215,6 +217,8 @@ BaseImage base_initramfs(const GuestKernel& kernel, const std::string& cache_dir
       builder.add_directory(mount_point);
     builder.add_file("/init", read_file(init), 0755);
     builder.add_file("/lib/iotap/device_lines.sh", read_file(device_lines));
+    builder.add_file("/lib/iotap/staprun.sh", read_file(staprun));
+    builder.add_file("/lib/iotap/stack_build.sh", read_file(stack_build));
     builder.add_directory("/lib/iotap");
     builder.add_file(kGuestStapioDrain, read_file(stapio_drain), 0755);
     // What init.sh loads before the run's files can come: the virtio-serial ports.

@@ -66,13 +66,6 @@ iotap_stack() {
   done
 }
 
-# iotap_diskstats WHEN: every block device's (and partition's) stat, as the guest reports them.
-iotap_diskstats() {
-  local sys
-  for sys in /sys/class/block/*; do
-    [ -r "$sys/stat" ] && iotap_say "diskstat ${sys##*/} $1 $(cat "$sys/stat")"
-  done
-}
 
 # Directories of runs that are over: their agent is gone (a run killed with its connection
 # before its trap ran, or an upload whose run never came).
@@ -142,15 +135,6 @@ iotap_upload() {
   echo "$dir"
 }
 
-# iotap_interrupt: SIGINT to staprun and to its children (the -c program).
-iotap_interrupt() {
-  kill -INT "$staprun_pid" 2>/dev/null
-  local stat pid ppid
-  for stat in /proc/[0-9]*/stat; do
-    read -r pid _ _ ppid _ <"$stat" 2>/dev/null && [ "$ppid" = "$staprun_pid" ] &&
-      kill -INT "$pid" 2>/dev/null
-  done
-}
 
 iotap_run() {
   local dir="$1" stdout="$2" mode="$3" target="$4" count="$5"
@@ -239,8 +223,7 @@ iotap_run() {
   # itself); the -x watcher ends by itself once staprun has. Neither holds the connection's
   # stdout or stderr, so ssh need not wait for them.
   kill "$listener_pid" 2>/dev/null
-  # stapio unloads the module when it ends; one killed outright leaves it loaded.
-  grep -q '^iotap ' /proc/modules && staprun -d iotap >/dev/null 2>&1
+  iotap_unload_left
   iotap_diskstats after
   iotap_say "exit $status"
 }

@@ -51,6 +51,7 @@ std::string agent_text() {
   };
   // The md and dm lines of a device, as the guest's init reports them.
   add(runner::device_lines_script());
+  add(runner::staprun_script());
   add(data_paths().ssh_agent);
   return text;
 }

@@ -10,4 +10,8 @@ std::string device_lines_script() {
   return (std::filesystem::path(data_paths().runner_scripts) / "device_lines.sh").string();
 }
 
+std::string staprun_script() {
+  return (std::filesystem::path(data_paths().runner_scripts) / "staprun.sh").string();
+}
+
 }  // namespace iotap::runner

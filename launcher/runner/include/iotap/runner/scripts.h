@@ -9,4 +9,7 @@ namespace iotap::runner {
 // runner/device_lines.sh: iotap_device_lines NAME, the md and dm lines of a block device.
 std::string device_lines_script();
 
+// runner/staprun.sh: iotap_diskstats, iotap_interrupt and iotap_unload_left, around staprun.
+std::string staprun_script();
+
 }  // namespace iotap::runner
