@@ -133,8 +133,9 @@ fi
 # does it (runner/staprun.sh, shared with the ssh agent).
 . /lib/iotap/staprun.sh
 
-# iotap_run: one run, from its files in /iotap to staprun's exit; sets status.
-iotap_run() {
+# iotap_setup: what a run needs before staprun starts: its settings (run.conf), its kernel
+# modules, its stack, the tools disk, the network, the kernel's symbol table.
+iotap_setup() {
   . /iotap/run.conf
 
   iotap_say "status loading modules"
@@ -182,6 +183,12 @@ iotap_run() {
     cat /iotap/kallsyms >&5
     rm /iotap/kallsyms
   fi
+
+}
+
+# iotap_run: one run, from its files in /iotap to staprun's exit; sets status.
+iotap_run() {
+  iotap_setup
 
   # A run without a module only reads the kernel's symbol table (iotap's compile-time
   # System.map). The host says "stop" once it holds the whole table: ending earlier could cut
