@@ -9,9 +9,11 @@ install(TARGETS stapio_drain LIBRARY DESTINATION libexec/iotap)
 install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
         FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
 install(DIRECTORY examples/ DESTINATION ${IOTAP_DATA_DESTINATION}/examples)
-install(FILES launcher/target/vm/guest/init.sh launcher/target/vm/guest/device_lines.sh
+install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh
         DESTINATION ${IOTAP_DATA_DESTINATION}/guest)
-install(FILES launcher/target/ssh/agent.sh DESTINATION ${IOTAP_DATA_DESTINATION}/ssh)
+install(FILES launcher/remote/agent.sh DESTINATION ${IOTAP_DATA_DESTINATION}/ssh)
+install(FILES launcher/runner/device_lines.sh launcher/runner/staprun.sh
+        DESTINATION ${IOTAP_DATA_DESTINATION}/runner)
 if(IOTAP_STAP_RUNTIME)
   install(DIRECTORY "${IOTAP_STAP_RUNTIME}/" DESTINATION ${IOTAP_DATA_DESTINATION}/stap-runtime)
 endif()

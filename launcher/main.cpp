@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "iotap/config.h"
+#include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/session/fleet_run.h"
 #include "iotap/session/target_options.h"
-#include "iotap/target/kernel_debuginfo.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
@@ -54,12 +54,12 @@ void print_version() {
   if (kernel.empty()) return;
   // kernel.function(), module().function(), $vars and @cast in the guest need it.
   const std::string release(kernel);
-  const auto debuginfo = iotap::vm::find_kernel_debuginfo(release);
+  const auto debuginfo = iotap::runner::find_kernel_debuginfo(release);
   std::printf("debuginfo:    %s\n",
               debuginfo ? debuginfo->vmlinux.c_str()
                         : ("not installed (kernel.function probes, $vars and @cast cannot "
                            "compile for the guest): " +
-                           iotap::vm::debuginfo_install_hint(release))
+                           iotap::runner::debuginfo_install_hint(release))
                               .c_str());
 }
 

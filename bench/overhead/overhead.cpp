@@ -21,15 +21,15 @@
 #include <vector>
 
 #include "iotap/config.h"
+#include "iotap/guest/tools_image.h"
+#include "iotap/guest/vm_runner.h"
+#include "iotap/runner/kernel_tree.h"
+#include "iotap/stack_spec/stack_plan.h"
+#include "iotap/stack_spec/stack_spec.h"
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/shared_runtime.h"
-#include "iotap/target/kernel_tree.h"
-#include "iotap/target/stack_plan.h"
-#include "iotap/target/stack_spec.h"
-#include "iotap/target/tools_image.h"
-#include "iotap/target/vm_runner.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -98,10 +98,10 @@ std::string events_module(const TempDir& work) {
   const std::string script = data_paths().examples + "/events.stp";
   // events.stp needs no symbol table: without the -dbg package this is the bare release, and
   // no guest is booted for kallsyms.
-  const std::string kernel = vm::guest_compile_kernel(
+  const std::string kernel = runner::guest_compile_kernel(
       config::kGuestKernel, false,
       []() -> std::string { throw UserError("events.stp should need no kernel symbol table"); },
-      vm::guest_kernel_trees_dir());
+      runner::guest_kernel_trees_dir());
   const stap::CompileRequest request{stap::prepare_script(script, {}),
                                      script,
                                      kernel,
@@ -228,18 +228,18 @@ int run(int argc, char** argv) {
   const TempDir work("iotap-overhead");
   const std::string module = events_module(work);
   say("building the tools image (bpftrace and its libraries; once, then cached)");
-  const std::string tools = vm::tools_image({bpftrace}, data_paths().cache);
+  const std::string tools = guest::tools_image({bpftrace}, data_paths().cache);
   std::string script = read_file(EVENTS_BT);
   for (size_t at = 0; (at = script.find("BLOCK_HASHER", at)) != std::string::npos;)
     script.replace(at, 12, BLOCK_HASHER);
   const std::string bt = work / "events.bt";
   write_file(bt, script);
 
-  vm::VmRun run;
+  guest::VmRun run;
   run.module_path = module;
   run.plain_command = true;
   run.tools_image = tools;
-  run.stack = vm::plan_stack(vm::parse_stack_spec(options.stack));
+  run.stack = stack_spec::plan_stack(stack_spec::parse_stack_spec(options.stack));
   const std::string device = run.stack->top_path();
   run.command = {"sh",
                  ROUNDS_SCRIPT,
@@ -253,14 +253,14 @@ int run(int argc, char** argv) {
   run.programs = {BLOCK_HASHER, BARE_BLOCK_HASHER};
   run.files = {ROUNDS_SCRIPT, bt};
   std::string output;
-  vm::VmEvents events;
+  guest::VmEvents events;
   events.stdout_data = [&output](std::string_view bytes) { output.append(bytes); };
   events.stderr_data = [](std::string_view bytes) {
     std::fwrite(bytes.data(), 1, bytes.size(), stderr);
   };
   events.status = [](std::string_view phrase) { say(std::string(phrase)); };
   events.device = [](const StackDevice&) {};
-  const vm::VmResult result = vm::run_in_vm(run, events);
+  const guest::VmResult result = guest::run_in_vm(run, events);
   if (result.exit_status != 0)
     throw UserError("the guest's rounds exited with status " + std::to_string(result.exit_status));
   std::fputs(output.c_str(), stderr);  // every round's raw line, for the record

@@ -202,7 +202,7 @@ TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts) 
                                  "; iotap runs ssh with BatchMode=yes)"));
     return report;
   }
-  const ssh::HostFacts& host = facts.host;
+  const remote::HostFacts& host = facts.host;
   if (host.release.empty()) {
     checks.push_back(missing("ssh", "reached, but iotap's agent said nothing there",
                              "iotap's agent needs a POSIX login shell there (sh, bash, dash, "

@@ -8,11 +8,11 @@
 
 #include "iotap/config.h"
 #include "iotap/doctor/doctor.h"
+#include "iotap/guest/guest_requirements.h"
+#include "iotap/guest/shared_guest.h"
+#include "iotap/local/local_runner.h"
+#include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/stap/compiler.h"
-#include "iotap/target/guest_requirements.h"
-#include "iotap/target/kernel_debuginfo.h"
-#include "iotap/target/local_runner.h"
-#include "iotap/target/shared_guest.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/process.h"
@@ -86,23 +86,23 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
-SshHostFacts gather_ssh_facts(const ssh::SshHost& host) {
+SshHostFacts gather_ssh_facts(const remote::SshHost& host) {
   SshHostFacts facts;
   facts.target = host.text;
   facts.name = host.name();
-  facts.login_hint = ssh::ssh_command_hint(host, "ssh-copy-id");
-  facts.this_machine = ssh::this_machine();
+  facts.login_hint = remote::ssh_command_hint(host, "ssh-copy-id");
+  facts.this_machine = remote::this_machine();
   try {
-    facts.host = ssh::ask_host(host, std::nullopt, std::nullopt);
+    facts.host = remote::ask_host(host, std::nullopt, std::nullopt);
   } catch (const UserError& error) {
     facts.unreachable = error.what();
     return facts;
   }
   const std::string& release = facts.host.release;
-  facts.headers_here = ssh::kernel_headers_problem(host, release).empty();
-  if (const auto debuginfo = vm::find_kernel_debuginfo(release))
+  facts.headers_here = remote::kernel_headers_problem(host, release).empty();
+  if (const auto debuginfo = runner::find_kernel_debuginfo(release))
     facts.debuginfo_here = debuginfo->vmlinux;
-  facts.debuginfo_hint = vm::debuginfo_install_hint(release);
+  facts.debuginfo_hint = runner::debuginfo_install_hint(release);
   return facts;
 }
 
@@ -115,26 +115,26 @@ MachineFacts gather_machine_facts() {
   if (!facts.qemu_path.empty())
     facts.qemu_version = first_line(capture({facts.qemu_path, "--version"}).out);
   facts.guest_kernel = config::kGuestKernel;
-  facts.guest_kernel_problem = vm::guest_kernel_problem(facts.guest_kernel);
+  facts.guest_kernel_problem = guest::guest_kernel_problem(facts.guest_kernel);
   if (!facts.guest_kernel.empty()) {
     facts.guest_headers = exists("/lib/modules/" + facts.guest_kernel + "/build/Makefile");
     facts.runtime_dir = data_paths().stap_runtime;
     facts.runtime_adapted = exists(facts.runtime_dir + "/iotap-compat.txt");
-    if (const auto debuginfo = vm::find_kernel_debuginfo(facts.guest_kernel))
+    if (const auto debuginfo = runner::find_kernel_debuginfo(facts.guest_kernel))
       facts.guest_debuginfo = debuginfo->vmlinux;
-    facts.guest_debuginfo_hint = vm::debuginfo_install_hint(facts.guest_kernel);
+    facts.guest_debuginfo_hint = runner::debuginfo_install_hint(facts.guest_kernel);
   }
-  facts.guest_programs = vm::guest_host_programs();
-  facts.kvm = vm::guest_has_kvm();
+  facts.guest_programs = guest::guest_host_programs();
+  facts.kvm = guest::guest_has_kvm();
   facts.memory_available_mib = memory_available_mib();
-  facts.guest_memory_mib = vm::SharedGuestOptions{}.memory_mib;
+  facts.guest_memory_mib = guest::SharedGuestOptions{}.memory_mib;
   try {
     (void)temp_base();
   } catch (const UserError& error) {
     facts.temp_dir_problem = error.what();
   }
 
-  facts.kernel_release = local_kernel_release();
+  facts.kernel_release = local::local_kernel_release();
   facts.proc_modules = exists("/proc/modules");
   facts.modules_disabled = modules_disabled();
   facts.lockdown = lockdown_mode();
@@ -143,9 +143,9 @@ MachineFacts gather_machine_facts() {
   facts.uprobes = facilities.uprobes;
   facts.tracepoints = facilities.tracepoints;
   facts.local_headers = exists("/lib/modules/" + facts.kernel_release + "/build/Makefile");
-  if (const auto debuginfo = vm::find_kernel_debuginfo(facts.kernel_release))
+  if (const auto debuginfo = runner::find_kernel_debuginfo(facts.kernel_release))
     facts.local_debuginfo = debuginfo->vmlinux;
-  facts.local_debuginfo_hint = vm::debuginfo_install_hint(facts.kernel_release);
+  facts.local_debuginfo_hint = runner::debuginfo_install_hint(facts.kernel_release);
   facts.root = ::geteuid() == 0;
   return facts;
 }

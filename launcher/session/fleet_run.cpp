@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "iotap/remote/ssh_target.h"
 #include "iotap/session/output_file.h"
-#include "iotap/target/ssh_target.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/lines.h"
@@ -97,7 +97,7 @@ std::vector<std::string> per_host_arguments(std::string_view verb,
 void check_distinct(const std::vector<std::string>& targets) {
   std::vector<std::pair<std::string, uint16_t>> seen;
   for (const auto& target : targets) {
-    const ssh::SshHost host = ssh::parse_ssh_target(target);
+    const remote::SshHost host = remote::parse_ssh_target(target);
     const std::pair<std::string, uint16_t> machine{host.host, host.port == 0 ? 22 : host.port};
     if (std::ranges::find(seen, machine) != seen.end())
       throw UserError(target +

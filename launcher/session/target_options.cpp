@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "iotap/local/local_runner.h"
 #include "iotap/session/output_file.h"
-#include "iotap/target/local_runner.h"
-#include "iotap/target/stack_spec.h"
+#include "iotap/stack_spec/stack_spec.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -47,7 +47,7 @@ void add_target_options(po::options_description& description, TargetOptions& opt
               options.target = Target::kVm;
             } else if (t.starts_with("ssh://")) {
               options.target = Target::kSsh;
-              options.ssh_host = ssh::parse_ssh_target(t);
+              options.ssh_host = remote::parse_ssh_target(t);
             } else {
               throw UserError(
                   "--target must be 'local' (this kernel), 'vm' (a qemu guest iotap boots) or "
@@ -114,7 +114,7 @@ std::string target_kernel_release(const TargetOptions& options) {
       break;
   }
   if (!options.save_for_kernel.empty()) return options.save_for_kernel;
-  return local_kernel_release();
+  return local::local_kernel_release();
 }
 
 std::string target_text(const TargetOptions& options) {
@@ -129,12 +129,12 @@ std::string target_text(const TargetOptions& options) {
   return "local";
 }
 
-const ssh::HostFacts& host_facts(const TargetOptions& options) {
+const remote::HostFacts& host_facts(const TargetOptions& options) {
   if (!*options.ssh_facts) {
     std::optional<std::string> program;
     if (!options.command_line.empty())
       program = resolve_command(options.command_line, std::nullopt).program;
-    *options.ssh_facts = ssh::probe_host(*options.ssh_host, options.pid, program);
+    *options.ssh_facts = remote::probe_host(*options.ssh_host, options.pid, program);
   }
   return **options.ssh_facts;
 }
@@ -229,7 +229,7 @@ void check_target_options(const TargetOptions& options) {
 void check_guest_device(const TargetOptions& options, const std::string& device,
                         std::string_view option) {
   if (options.target != Target::kVm || device.empty()) return;
-  const std::optional<vm::StackPlan> plan = plan_target_stack(options);
+  const std::optional<stack_spec::StackPlan> plan = plan_target_stack(options);
   if (!plan)
     throw UserError(std::string(option) + " " + escaped(device) +
                     ": a guest has no devices but the ones --stack builds: add --stack SPEC");
@@ -244,15 +244,16 @@ void check_guest_device(const TargetOptions& options, const std::string& device,
                   plan->top_path() + "), or name one of " + paths);
 }
 
-std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options) {
+std::optional<stack_spec::StackPlan> plan_target_stack(const TargetOptions& options) {
   if (options.target != Target::kVm || options.stack_text.empty()) return std::nullopt;
-  vm::StackPlan plan = vm::plan_stack(vm::parse_stack_spec(options.stack_text));
-  vm::check_fits_in_memory(plan, options.memory_mib);
+  stack_spec::StackPlan plan =
+      stack_spec::plan_stack(stack_spec::parse_stack_spec(options.stack_text));
+  stack_spec::check_fits_in_memory(plan, options.memory_mib);
   return plan;
 }
 
 ResolvedCommand resolve_command(const std::string& command_line,
-                                const std::optional<vm::StackPlan>& stack) {
+                                const std::optional<stack_spec::StackPlan>& stack) {
   std::vector<std::string> words;
   try {
     words = split_shell_words(command_line);

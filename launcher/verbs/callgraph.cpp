@@ -11,6 +11,7 @@
 #include "iotap/callgraph/formats.h"
 #include "iotap/callgraph/probe_points.h"
 #include "iotap/config.h"
+#include "iotap/guest/elf_dependencies.h"
 #include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
@@ -18,7 +19,6 @@
 #include "iotap/session/traced_program.h"
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/stack_json.h"
-#include "iotap/target/elf_dependencies.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/lines.h"
@@ -138,7 +138,7 @@ TracedRunResult run_script(const TracedScript& script, const TargetOptions& opti
   sinks.status = stderr_status_printer();
   sinks.output = [&reader](std::string_view bytes) { reader.feed(bytes); };
   TracedScript with_symbols = script;
-  // Return probes need stap to see the kernel's symbol table (target/vm/kernel_tree.h).
+  // Return probes need stap to see the kernel's symbol table (runner/kernel_tree.h).
   with_symbols.compile_kernel_symbols = true;
   with_symbols.report_overhead = true;
   // A probe waits at most MAXTRYLOCK x 10 us for another CPU's lock on a global, then is
@@ -187,7 +187,7 @@ std::string render(Format format, const StreamReader& reader, const callgraph::C
 callgraph::ExceptionProbePoints exception_probes(const std::string& program) {
   std::vector<std::string> files{program};
   try {
-    const auto libraries = vm::runtime_dependencies(program);
+    const auto libraries = guest::runtime_dependencies(program);
     files.insert(files.end(), libraries.begin(), libraries.end());
   } catch (const UserError&) {
   }

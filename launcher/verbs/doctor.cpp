@@ -72,10 +72,10 @@ int doctor(Args args) {
       "several may be); the exit status follows them")("json", po::bool_switch(&json),
                                                        "print the checks as JSON");
   if (!parse_options(args, visible, kHelp, nullptr, nullptr, exit_status::Verb::kDoctor)) return 0;
-  std::vector<ssh::SshHost> hosts;
+  std::vector<remote::SshHost> hosts;
   for (const auto& target : targets) {
     if (target.starts_with("ssh://")) {
-      hosts.push_back(ssh::parse_ssh_target(target));
+      hosts.push_back(remote::parse_ssh_target(target));
     } else if (target != "vm" && target != "local") {
       throw UserError("--target is vm, local or ssh://[USER@]HOST[:PORT], not '" + target + "'");
     }

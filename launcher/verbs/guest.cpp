@@ -1,12 +1,12 @@
-// iotap guest start|stop|status: a guest kept for many --target vm runs (target/shared_guest.h).
+// iotap guest start|stop|status: a guest kept for many --target vm runs (guest/shared_guest.h).
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <string>
 
+#include "iotap/guest/shared_guest.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/parse_options.h"
 #include "iotap/session/target_options.h"
-#include "iotap/target/shared_guest.h"
 #include "iotap/util/error.h"
 #include "iotap/util/quoting.h"
 #include "iotap/verbs/verbs.h"
@@ -50,8 +50,8 @@ its own: the next run boots one. A guest unused for --idle-minutes powers itself
 
 int guest(Args args) {
   std::string action;
-  vm::SharedGuestOptions options;
-  options.dir = vm::default_shared_guest_dir();
+  guest::SharedGuestOptions options;
+  options.dir = guest::default_shared_guest_dir();
   uint64_t idle_minutes = 30;
   po::options_description visible;
   visible.add_options()("help,h", "show this help")(
@@ -78,9 +78,10 @@ int guest(Args args) {
   if (options.dir.empty()) throw UserError("--dir needs a directory");
   if (action == "start") {
     options.idle = std::chrono::minutes(idle_minutes);
-    const vm::SharedGuestInfo info = vm::start_shared_guest(options, [](std::string_view phrase) {
-      std::fprintf(stderr, "iotap: %.*s\n", static_cast<int>(phrase.size()), phrase.data());
-    });
+    const guest::SharedGuestInfo info =
+        guest::start_shared_guest(options, [](std::string_view phrase) {
+          std::fprintf(stderr, "iotap: %.*s\n", static_cast<int>(phrase.size()), phrase.data());
+        });
     std::fprintf(stderr, "iotap: the guest runs (qemu pid %d, %u MiB); runs use it with:\n",
                  info.pid, info.memory_mib);
     // For eval: the directory quoted as sh reads it back.
@@ -88,11 +89,11 @@ int guest(Args args) {
     return 0;
   }
   if (action == "stop") {
-    vm::stop_shared_guest(options.dir);
+    guest::stop_shared_guest(options.dir);
     return 0;
   }
   if (action == "status") {
-    const auto info = vm::find_shared_guest(options.dir);
+    const auto info = guest::find_shared_guest(options.dir);
     if (!info) {
       std::printf("no guest runs at %s\n", options.dir.c_str());
       return 1;

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "iotap/runner/kernel_tree.h"
 #include "iotap/symbols/kernel_stack.h"
 #include "iotap/symbols/kernel_symbols.h"
-#include "iotap/target/kernel_tree.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   // The System.map made from it must read back: only vmlinux's lines, none of them lost.
-  const std::string map = iotap::vm::system_map_from_kallsyms(text);
+  const std::string map = iotap::runner::system_map_from_kallsyms(text);
   const auto from_map = iotap::symbols::KernelSymbols::parse(map);
   if (from_map.size() > table.size()) std::abort();
   return 0;

@@ -1,6 +1,6 @@
 // `stap_for_guest [--kernel-symbols] ARGS...` runs `stap -r KERNEL -R RUNTIME ARGS...` (the stap
 // CMake found) with what iotap itself gives stap for a guest: the guest kernel or its tree
-// (target/kernel_tree.h; --kernel-symbols: a script that needs the kernel's symbol table) and
+// (runner/kernel_tree.h; --kernel-symbols: a script that needs the kernel's symbol table) and
 // the adapted runtime (stap/shared_runtime.h). stap keys its cache by those paths, so the stap
 // tier's compiles and iotap's share one cache: the kernel's configuration probe and the
 // tracepoint queries are made once, not once per tier.
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "iotap/config.h"
+#include "iotap/runner/kernel_tree.h"
 #include "iotap/stap/shared_runtime.h"
-#include "iotap/target/kernel_tree.h"
 #include "iotap/util/error.h"
 
 namespace {
@@ -33,9 +33,9 @@ int main(int argc, char** argv) try {
   int first = 1;
   const bool kernel_symbols = argc > 1 && std::string_view(argv[1]) == "--kernel-symbols";
   if (kernel_symbols) ++first;
-  const std::string kernel =
-      iotap::vm::guest_compile_kernel(iotap::config::kGuestKernel, kernel_symbols,
-                                      kallsyms_not_read, iotap::vm::guest_kernel_trees_dir());
+  const std::string kernel = iotap::runner::guest_compile_kernel(
+      iotap::config::kGuestKernel, kernel_symbols, kallsyms_not_read,
+      iotap::runner::guest_kernel_trees_dir());
   std::vector<std::string> words{STAP_EXECUTABLE, "-r", kernel, "-R",
                                  iotap::stap::guest_runtime_dir()};
   for (int i = first; i < argc; ++i) words.emplace_back(argv[i]);

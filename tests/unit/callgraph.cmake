@@ -19,7 +19,7 @@ iotap_unit_test(callgraph_test
           ${callgraph_dir}/formats_test.cpp
           ${callgraph_dir}/probe_points_test.cpp
           ${callgraph_dir}/debug_info_check_test.cpp
-  LIBS iotap_callgraph iotap_target iotap_util)
+  LIBS iotap_callgraph iotap_guest iotap_util)
 target_compile_definitions(callgraph_test PRIVATE
   CALLGRAPH_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/unit/data"
   BLOCK_HASHER="$<TARGET_FILE:block_hasher>"

@@ -1,42 +1,43 @@
-# Unit tests of target/, stap/, session/ and util/ (no root, no kernel, no guest), then the
-# command line end to end.
+# Unit tests of stack_spec/, runner/, guest/, remote/, stap/, session/ and util/ (no root, no
+# kernel, no guest), then the command line end to end.
 iotap_unit_test(stack_spec_test
-  SOURCES target/stack_spec_test.cpp target/stack_plan_test.cpp target/guest_stack_test.cpp
-  LIBS iotap_target)
-# stapio_drain.so (launcher/target/stapio_drain/) preloaded into a stand-in stapio: what the
+  SOURCES stack_spec/stack_spec_test.cpp stack_spec/stack_plan_test.cpp
+          runner/guest_stack_test.cpp
+  LIBS iotap_stack_spec iotap_runner)
+# stapio_drain.so (launcher/runner/stapio_drain/) preloaded into a stand-in stapio: what the
 # readers left comes out in sequence order; stapio's children do not inherit the library.
-add_executable(fake_stapio target/stapio_drain/fake_stapio.c)
+add_executable(fake_stapio runner/stapio_drain/fake_stapio.c)
 set_target_properties(fake_stapio PROPERTIES OUTPUT_NAME stapio RUNTIME_OUTPUT_DIRECTORY
                                              "${CMAKE_CURRENT_BINARY_DIR}/fake_stapio")
-add_library(stapio_drain_user_preload MODULE target/stapio_drain/user_preload.c)
+add_library(stapio_drain_user_preload MODULE runner/stapio_drain/user_preload.c)
 iotap_not_sanitized(fake_stapio stapio_drain_user_preload)
-iotap_unit_test(stapio_drain_test SOURCES target/stapio_drain/stapio_drain_test.cpp
+iotap_unit_test(stapio_drain_test SOURCES runner/stapio_drain/stapio_drain_test.cpp
                 LIBS iotap_util)
 target_compile_definitions(stapio_drain_test PRIVATE
   FAKE_STAPIO="$<TARGET_FILE:fake_stapio>" STAPIO_DRAIN="$<TARGET_FILE:stapio_drain>"
   USER_PRELOAD="$<TARGET_FILE:stapio_drain_user_preload>")
 add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_preload)
-# The guest's control lines (target/vm/control_protocol.h): every kind, and malformed ones.
-iotap_unit_test(control_protocol_test SOURCES target/control_protocol_test.cpp LIBS iotap_target)
-iotap_unit_test(accelerator_test SOURCES target/accelerator_test.cpp LIBS iotap_target)
-# --target ssh://: its addresses, the agent's facts, what a host lacks (target/ssh_target.h).
-iotap_unit_test(ssh_target_test SOURCES target/ssh_target_test.cpp LIBS iotap_target)
+# The targets' control lines (runner/control_protocol.h): every kind, and malformed ones.
+iotap_unit_test(control_protocol_test SOURCES runner/control_protocol_test.cpp LIBS iotap_runner)
+iotap_unit_test(accelerator_test SOURCES guest/accelerator_test.cpp LIBS iotap_guest)
+# --target ssh://: its addresses, the agent's facts, what a host lacks (remote/ssh_target.h).
+iotap_unit_test(ssh_target_test SOURCES remote/ssh_target_test.cpp LIBS iotap_remote)
 iotap_unit_test(initramfs_test
-  SOURCES target/cpio_writer_test.cpp target/elf_dependencies_test.cpp target/kernel_test.cpp
-    target/kernel_tree_test.cpp
-  LIBS iotap_target)
+  SOURCES guest/cpio_writer_test.cpp guest/elf_dependencies_test.cpp guest/kernel_test.cpp
+    runner/kernel_tree_test.cpp
+  LIBS iotap_guest iotap_runner)
 target_compile_definitions(initramfs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
   IO_REPLAYER_PATH="${CMAKE_BINARY_DIR}/workloads/io_replayer/io_replayer")
 add_dependencies(initramfs_test block_hasher)
-# The guest kernel's -dbg package files (target/kernel_debuginfo.h).
-iotap_unit_test(kernel_debuginfo_test SOURCES target/kernel_debuginfo_test.cpp LIBS iotap_target)
+# The guest kernel's -dbg package files (runner/kernel_debuginfo.h).
+iotap_unit_test(kernel_debuginfo_test SOURCES runner/kernel_debuginfo_test.cpp LIBS iotap_runner)
 iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
     stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
     stap/shared_runtime_test.cpp stap/module_stamp_test.cpp
-  LIBS iotap_stap iotap_target)
+  LIBS iotap_stap iotap_runner)
 # A module --save-module made elsewhere, stood in for by an object with a .modinfo.
 add_library(fake_module OBJECT stap/fake_module.c)
 target_compile_definitions(stap_test PRIVATE FAKE_MODULE="$<TARGET_OBJECTS:fake_module>"
@@ -189,9 +190,8 @@ iotap_cli_test(cli_run_stack_non_ascii 2 "iotap: --stack: unexpected character '
 # Naming kernel addresses on the host from the target's kallsyms, the framed block the guest
 # sends it in, and the marker that ends a run's streams.
 iotap_unit_test(symbols_test
-  SOURCES symbols/kernel_symbols_test.cpp target/leading_block_test.cpp
-          target/stream_end_test.cpp
-  LIBS iotap_symbols iotap_target)
+  SOURCES symbols/kernel_symbols_test.cpp guest/leading_block_test.cpp guest/stream_end_test.cpp
+  LIBS iotap_symbols iotap_guest)
 
 # iotap guest: its usage errors, before anything boots.
 iotap_cli_test(cli_guest_no_action 2 "^iotap: iotap guest needs an action: start, stop or status\n$" guest)
@@ -361,7 +361,7 @@ iotap_cli_test(cli_run_unwind_unknown_guest_module 2
 iotap_cli_test(cli_run_help_unwind_and_interrupts 0
   "-D, -G, -g, -d, -v, -T, --all-modules and --suppress-time-limits are passed on.*With --target vm, -d MODULE \\(a name, e.g. -d raid0\\) is the guest kernel's module.*Your script compiles as stap compiles it.*-G max_lines=3"
   run --help)
-iotap_unit_test(guest_modules_test SOURCES target/guest_modules_test.cpp LIBS iotap_target)
+iotap_unit_test(guest_modules_test SOURCES guest/guest_modules_test.cpp LIBS iotap_guest)
 
 # issue 27: outputs. Two outputs naming one file (the later replaced the earlier) are refused
 # before anything runs (empty option values: output_files_test, as a CLI test cannot pass an

@@ -26,9 +26,9 @@
 #include <thread>
 #include <vector>
 
-#include "iotap/target/stack_plan.h"
-#include "iotap/target/stack_spec.h"
-#include "iotap/target/vm_runner.h"
+#include "iotap/guest/vm_runner.h"
+#include "iotap/stack_spec/stack_plan.h"
+#include "iotap/stack_spec/stack_spec.h"
 #include "iotap/util/error.h"
 #include "iotap/util/process.h"
 #include "iotap/util/stop_signal.h"
@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
     const std::string dropbear = find_in_path("dropbear");
     if (dropbear.empty())
       throw UserError("no dropbear: apt-get install dropbear-bin (./setup.sh does)");
-    vm::VmRun run;
-    run.stack = vm::plan_stack(vm::parse_stack_spec(spec));
+    guest::VmRun run;
+    run.stack = stack_spec::plan_stack(stack_spec::parse_stack_spec(spec));
     run.command = {"sh", "-c", host_script(key, without_staprun)};
     run.plain_command = true;
     run.programs = {dropbear, IOTAP_BLOCK_HASHER};
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
     });
-    vm::VmEvents events;
+    guest::VmEvents events;
     events.stdout_data = [](std::string_view bytes) {
       std::fwrite(bytes.data(), 1, bytes.size(), stderr);
     };
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
     events.device = [](const StackDevice&) {};
     int status = 0;
     try {
-      status = vm::run_in_vm(run, events).exit_status;
+      status = guest::run_in_vm(run, events).exit_status;
     } catch (...) {
       done = true;
       announce.join();

@@ -1,4 +1,4 @@
-# The guests the vm tier shares (iotap guest, target/shared_guest.h): GUESTS of them, at DIR/g0,
+# The guests the vm tier shares (iotap guest, guest/shared_guest.h): GUESTS of them, at DIR/g0,
 # DIR/g1, ..., booted by the fixture test vm_guest_start and stopped by vm_guest_stop. Each test
 # is handed one (tests/vm/CMakeLists.txt) and names it to iotap with IOTAP_GUEST. A test that
 # needs a guest of its own (one it stops before the run starts, which kills the guest) clears

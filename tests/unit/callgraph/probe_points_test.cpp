@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "iotap/target/elf_dependencies.h"
+#include "iotap/guest/elf_dependencies.h"
 #include "iotap/util/error.h"
 
 namespace iotap::callgraph {
@@ -68,7 +68,7 @@ constexpr bool kProgramInterceptsTheUnwinder = false;
 // alone, which defines neither, has nothing to probe.
 TEST(ExceptionProbes, FoundInTheLibrariesThatDefineThem) {
   std::vector<std::string> files{BLOCK_HASHER};
-  for (const auto& library : vm::runtime_dependencies(BLOCK_HASHER)) files.push_back(library);
+  for (const auto& library : guest::runtime_dependencies(BLOCK_HASHER)) files.push_back(library);
   const auto points = exception_probe_points(files);
   const std::string raise_from =
       kProgramInterceptsTheUnwinder ? std::string(BLOCK_HASHER) : std::string("libgcc_s.so.1");

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "iotap/guest/vm_runner.h"
 #include "iotap/interval/table_blocks.h"
-#include "iotap/target/vm_runner.h"
 
 namespace iotap::verbs::test {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
-#include "iotap/target/stack_spec.h"
+#include "iotap/stack_spec/stack_spec.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
@@ -15,7 +15,7 @@ namespace iotap::verbs {
 namespace {
 
 TEST(ResolveCommand, WorkloadsByBareNameAndDevSubstituted) {
-  const auto stack = vm::plan_stack(vm::parse_stack_spec("raid0(ram*2)"));
+  const auto stack = stack_spec::plan_stack(stack_spec::parse_stack_spec("raid0(ram*2)"));
   const auto command = resolve_command("block_hasher -d __DEV__ -b 1048576 -t '8'", stack);
   EXPECT_TRUE(command.program.ends_with("/workloads/block_hasher/block_hasher")) << command.program;
   EXPECT_EQ(command.argv, (std::vector<std::string>{command.program, "-d", "/dev/md0", "-b",

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "iotap/target/guest_requirements.h"
-#include "iotap/target/ssh_target.h"
+#include "iotap/guest/guest_memory.h"
+#include "iotap/guest/guest_requirements.h"
+#include "iotap/remote/ssh_target.h"
 #include "iotap/util/json_text.h"
 
 namespace iotap::doctor {
@@ -44,10 +45,10 @@ struct MachineFacts {
   std::string runtime_dir;           // the adapted stap runtime
   std::string guest_debuginfo;       // its vmlinux with DWARF; empty: not installed
   std::string guest_debuginfo_hint;  // how to install it
-  std::vector<vm::HostProgram> guest_programs;
+  std::vector<guest::HostProgram> guest_programs;
   std::optional<unsigned long> memory_available_mib;  // /proc/meminfo's MemAvailable
   std::string temp_dir_problem;                       // what is wrong with $TMPDIR; empty: fine
-  unsigned guest_memory_mib = 1024;
+  unsigned guest_memory_mib = guest::kDefaultMemoryMib;
   bool guest_headers = false;    // /lib/modules/RELEASE/build
   bool runtime_adapted = false;  // it holds iotap-compat.txt
   bool kvm = false;
@@ -72,7 +73,7 @@ struct SshHostFacts {
   std::string name;         // root@db7
   std::string login_hint;   // "ssh-copy-id -p 2222 root@db7"
   std::string unreachable;  // why ssh could not ask it; empty when it answered
-  ssh::HostFacts host;
+  remote::HostFacts host;
   std::string this_machine;    // uname -m here
   bool headers_here = false;   // /lib/modules/RELEASE/build here
   std::string debuginfo_here;  // the release's vmlinux with DWARF here; empty: none
@@ -80,7 +81,7 @@ struct SshHostFacts {
 };
 
 // Asks the host over ssh (one connection) and looks here for its kernel's files.
-SshHostFacts gather_ssh_facts(const ssh::SshHost& host);
+SshHostFacts gather_ssh_facts(const remote::SshHost& host);
 
 // The checks of an ssh host: stap here, the host reached, its architecture, its kernel's headers
 // (and debuginfo) here, staprun and the privilege to load modules there, no iotap run on it now.

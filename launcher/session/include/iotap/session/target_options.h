@@ -12,9 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/guest/guest_memory.h"
+#include "iotap/remote/ssh_target.h"
 #include "iotap/session/number_option.h"
-#include "iotap/target/ssh_target.h"
-#include "iotap/target/stack_plan.h"
+#include "iotap/stack_spec/stack_plan.h"
 
 namespace iotap::verbs {
 
@@ -26,13 +27,13 @@ struct TargetOptions {
   std::string output_path;   // -o
   bool json = false;
   Target target = Target::kLocal;
-  std::optional<ssh::SshHost> ssh_host;  // --target ssh://...
+  std::optional<remote::SshHost> ssh_host;  // --target ssh://...
   // What the host said of itself, asked once (host_facts()), shared by the options' copies.
-  std::shared_ptr<std::optional<ssh::HostFacts>> ssh_facts =
-      std::make_shared<std::optional<ssh::HostFacts>>();
+  std::shared_ptr<std::optional<remote::HostFacts>> ssh_facts =
+      std::make_shared<std::optional<remote::HostFacts>>();
   std::string stack_text;  // --stack, as typed
   unsigned timeout_seconds = 0;
-  unsigned memory_mib = 1024;
+  unsigned memory_mib = guest::kDefaultMemoryMib;
   // A module made on another machine (--save-module there), run here instead of compiling.
   std::string module_path;       // --module
   std::string save_module_path;  // --save-module: compile only, write the module there
@@ -64,7 +65,7 @@ std::string target_text(const TargetOptions& options);
 // With --target ssh://: what the host says of itself (kernel, staprun, privilege; the -x
 // process's executable and the -c program's digest), asked over ssh the first time and kept.
 // Throws UserError when the host cannot be reached or cannot trace.
-const ssh::HostFacts& host_facts(const TargetOptions& options);
+const remote::HostFacts& host_facts(const TargetOptions& options);
 
 // --target values naming ssh:// hosts, in order, from a verb's raw arguments (--target X and
 // --target=X): more than one makes the run a fleet's (session/fleet_run.h).
@@ -77,7 +78,7 @@ void require_one_program(const TargetOptions& options, std::string_view purpose,
 
 // With --target vm and --stack: the stack parsed, planned and checked against --memory, so a
 // bad spec fails before anything is compiled or booted. Empty otherwise.
-std::optional<vm::StackPlan> plan_target_stack(const TargetOptions& options);
+std::optional<stack_spec::StackPlan> plan_target_stack(const TargetOptions& options);
 
 // With --target vm, a device named by `option` (replay's --device) must be one of --stack's in
 // the guest (its top or a member): anything else is refused before the guest boots, as is a
@@ -98,6 +99,6 @@ struct ResolvedCommand {
 
 // Bare names are the project's workloads (block_hasher) first, then programs in PATH.
 ResolvedCommand resolve_command(const std::string& command_line,
-                                const std::optional<vm::StackPlan>& stack);
+                                const std::optional<stack_spec::StackPlan>& stack);
 
 }  // namespace iotap::verbs

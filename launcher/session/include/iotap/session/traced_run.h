@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/guest/vm_runner.h"
 #include "iotap/report/overhead.h"
 #include "iotap/session/target_options.h"
 #include "iotap/stap/stap_options.h"
 #include "iotap/symbols/kernel_symbols.h"
-#include "iotap/target/vm_runner.h"
 
 namespace iotap::verbs {
 
@@ -68,7 +68,7 @@ struct TracedScript {
   // can be named on the host (TracedRunResult::kernel_symbols, TracedRunSinks::kernel_symbols).
   bool kernel_symbols = false;
   // stap needs the kernel's symbol table at compile time: kprobe.function() globs, and .return
-  // probes on user functions (see target/vm/kernel_tree.h). With --target vm, the first such
+  // probes on user functions (see runner/kernel_tree.h). With --target vm, the first such
   // compile boots the guest once to read it; it is cached in build/cache.
   bool compile_kernel_symbols = false;
   // The program's stdout stays in the script's stream (iotap run, as stap -c does). Otherwise

@@ -13,7 +13,7 @@ struct StapOptions {
   std::vector<std::string> globals;  // -G NAME=VALUE, as checked by check_global
   // -d MODULE: unwind and symbol data for a kernel module (by name, or the path of its file) or
   // a program, as checked by check_unwind_module. For --target vm the launcher replaces each
-  // name with the guest kernel's own file for it (target/guest_modules.h).
+  // name with the guest kernel's own file for it (guest/guest_modules.h).
   std::vector<std::string> unwind_modules;
   // --all-modules: stap's reads this machine's /proc/modules; for --target vm the launcher
   // replaces it with a -d for each module the guest will have loaded.

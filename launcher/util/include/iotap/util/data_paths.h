@@ -8,15 +8,16 @@
 namespace iotap {
 
 struct DataPaths {
-  bool installed = false;    // PREFIX/bin/iotap with PREFIX/share/iotap next to it
-  std::string tapsets;       // iotap's tapsets (stap -I)
-  std::string examples;      // the scripts the verbs run
-  std::string guest_init;    // the guest's /init
-  std::string ssh_agent;     // the shell text run on a --target ssh:// host
-  std::string stap_runtime;  // SystemTap's runtime adapted to the guest kernel (stap -R)
-  std::string workloads;     // WORKLOADS/block_hasher: the workloads' binaries
-  std::string stapio_drain;  // preloaded into stapio: reads its relay files to the end
-  std::string cache;         // guest images, the guest's tools: made once, reused
+  bool installed = false;      // PREFIX/bin/iotap with PREFIX/share/iotap next to it
+  std::string tapsets;         // iotap's tapsets (stap -I)
+  std::string examples;        // the scripts the verbs run
+  std::string guest_init;      // the guest's /init
+  std::string ssh_agent;       // the shell text run on a --target ssh:// host
+  std::string runner_scripts;  // the shell fragments every target runs (runner/device_lines.sh)
+  std::string stap_runtime;    // SystemTap's runtime adapted to the guest kernel (stap -R)
+  std::string workloads;       // WORKLOADS/block_hasher: the workloads' binaries
+  std::string stapio_drain;    // preloaded into stapio: reads its relay files to the end
+  std::string cache;           // guest images, the guest's tools: made once, reused
 };
 
 // The paths for the running binary, resolved on first use.
@@ -31,7 +32,7 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
 // neither is set. stap keys its cache (DIR/cache) by the paths of its inputs, so the inputs
 // iotap makes for it that are the same bytes for every build and install of iotap (the adapted
 // runtime, the guest kernel's trees) are kept here, at one path each (stap/shared_runtime.h,
-// target/kernel_tree.h), rather than in each build's or install's own cache.
+// runner/kernel_tree.h), rather than in each build's or install's own cache.
 std::string stap_state_dir();
 
 }  // namespace iotap

@@ -9,7 +9,7 @@
 // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 //
 // A guest run is the exception: once the module runs, the first signal asks the guest to stop
-// so that the script's end probes report (see target/vm/vm_runner.cpp).
+// so that the script's end probes report (see guest/vm_runner.cpp).
 #include <sys/types.h>
 
 #include <exception>

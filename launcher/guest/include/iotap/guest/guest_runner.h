@@ -1,0 +1,35 @@
+#pragma once
+// --target vm as a runner/runner.h: the guest boots while the module compiles, builds the
+// --stack, runs the module and sends back the output, the stack and the disk statistics.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iotap/runner/runner.h"
+#include "iotap/stack_spec/stack_plan.h"
+
+namespace iotap::guest {
+
+class GuestRunner final : public runner::Runner {
+ public:
+  GuestRunner(std::optional<stack_spec::StackPlan> stack, unsigned memory_mib)
+      : stack_(std::move(stack)), memory_mib_(memory_mib) {}
+
+  [[nodiscard]] std::string kernel_release() const override;
+  void check_programs(const std::vector<std::string>& programs,
+                      const std::vector<std::string>& files) const override;
+  void resolve_unwind_modules(std::vector<std::string>& modules, bool& all_modules) const override;
+  std::string compile_kernel(bool symbols, const runner::StatusSink& status) override;
+  runner::RunResult run(const runner::ModuleBuilder& build_module,
+                        const runner::RunRequest& request,
+                        const runner::RunEvents& events) override;
+
+ private:
+  std::optional<stack_spec::StackPlan> stack_;
+  unsigned memory_mib_;
+};
+
+// The guest kernel's symbol table, read by booting the guest once without a module.
+std::string harvest_guest_kallsyms(const runner::StatusSink& status);
+
+}  // namespace iotap::guest

@@ -1,0 +1,121 @@
+#include "qemu_command.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "accelerator.h"
+#include "iotap/util/error.h"
+#include "iotap/util/process.h"
+
+namespace iotap::guest {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The channels' sockets: the control line on a serial port, the others on virtio-serial ports.
+void add_ports(std::vector<std::string>& argv, const fs::path& dir, bool serve) {
+  // A served guest's sockets are qemu's, and stay for the runs that connect one after another.
+  const std::string server = serve ? ",server=on,wait=off" : "";
+  int port_number = 1;
+  for (const PortSocket& port : kPortSockets) {
+    const std::string id = port.socket;
+    std::string chardev = "socket,id=" + id;
+    chardev += ",path=";
+    chardev += (dir / id).string();
+    chardev += server;
+    argv.insert(argv.end(), {"-chardev", chardev});
+    if (*port.guest_name == '\0') {
+      argv.insert(argv.end(), {"-serial", "chardev:" + id});
+      // The run's files and output go over virtio-serial: a UART is far too slow for them.
+      argv.insert(argv.end(), {"-device", "virtio-serial-pci,id=vser"});
+    } else {
+      argv.insert(argv.end(),
+                  {"-device", "virtserialport,bus=vser.0,nr=" + std::to_string(port_number++) +
+                                  ",chardev=" + id + ",name=" + port.guest_name});
+    }
+  }
+}
+
+// The stack's virtio disks: sparse images in `dir`, throttled as the stack says.
+void add_virtio_disks(std::vector<std::string>& argv, const fs::path& dir,
+                      const std::vector<stack_spec::VirtioDisk>& disks) {
+  for (const auto& disk : disks) {
+    const std::string image = dir / (disk.drive_id + ".img");
+    { std::ofstream create(image, std::ios::binary); }
+    fs::resize_file(image, disk.size_bytes);  // sparse: costs no disk until written
+    std::string drive = "file=" + image + ",if=none,id=" + disk.drive_id + ",format=raw";
+    if (disk.iops != 0) drive += ",throttling.iops-total=" + std::to_string(disk.iops);
+    if (disk.bps != 0) drive += ",throttling.bps-total=" + std::to_string(disk.bps);
+    argv.insert(argv.end(), {"-drive", drive, "-device", "virtio-blk-pci,drive=" + disk.drive_id});
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> qemu_command(const QemuGuest& guest) {
+  const bool kvm = host_accelerator() == Accelerator::kKvm;
+  const fs::path dir = guest.dir;
+  // no_timer_check: on a loaded host, software emulation can miss the IO-APIC timer check's
+  // deadline and panic the boot. softlockup_panic: a CPU stuck in the kernel (seen once: both
+  // CPUs in stapio, 300 s, until the test's timeout) panics the guest, and the run fails with
+  // the console's last lines, instead of hanging until someone kills it. watchdog_thresh=30
+  // makes "stuck" 60 s, not the default 20: under TCG stapio spent 26 s in the kernel at the end
+  // of an ordinary run (the module's exit, in a guest 400 s and some 50 runs old) and lived.
+  std::string append =
+      "console=ttyS0 quiet panic=-1 no_timer_check softlockup_panic=1 watchdog_thresh=30";
+  append += guest.serve ? " iotap.mode=serve iotap.idle=" + std::to_string(guest.idle.count())
+                        : " iotap.mode=once";
+  std::vector<std::string> argv{guest.qemu,
+                                "-machine",
+                                "q35",
+                                "-accel",
+                                kvm ? "kvm" : "tcg",
+                                "-cpu",
+                                kvm ? "host" : "max",
+                                "-smp",
+                                std::to_string(guest.cpus),
+                                "-m",
+                                std::to_string(guest.memory_mib),
+                                "-nodefaults",
+                                "-no-user-config",
+                                "-display",
+                                "none",
+                                "-no-reboot",
+                                "-kernel",
+                                guest.kernel.image,
+                                "-initrd",
+                                guest.initrd,
+                                "-append",
+                                append,
+                                "-serial",
+                                "file:" + (dir / "console.log").string()};
+  add_ports(argv, dir, guest.serve);
+  add_virtio_disks(argv, dir, guest.virtio_disks);
+  if (!guest.tools_image.empty()) {
+    argv.insert(argv.end(),
+                {"-drive", "file=" + guest.tools_image + ",if=none,id=tools,format=raw,readonly=on",
+                 "-device", "virtio-blk-pci,drive=tools,serial=iotap-tools"});
+  }
+  if (guest.ssh_port != 0) {
+    // User networking: the guest reaches nothing but what qemu forwards, and the forward
+    // listens on the loopback address only.
+    argv.insert(
+        argv.end(),
+        {"-netdev", "user,id=net0,hostfwd=tcp:127.0.0.1:" + std::to_string(guest.ssh_port) + "-:22",
+         "-device", "virtio-net-pci,netdev=net0"});
+  }
+  return argv;
+}
+
+std::string find_qemu() {
+  std::string qemu = find_in_path("qemu-system-x86_64");
+  if (qemu.empty())
+    throw UserError(
+        std::string("--target vm needs qemu-system-x86_64 (apt-get install qemu-system-x86; "
+                    "./setup.sh does; ") +
+        kDoctorHint + ")");
+  return qemu;
+}
+
+}  // namespace iotap::guest

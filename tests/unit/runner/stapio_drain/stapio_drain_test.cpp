@@ -1,0 +1,111 @@
+// stapio_drain.so (launcher/runner/stapio_drain/stapio_drain.c) preloaded into a stand-in stapio
+// (fake_stapio.c): the messages its readers left in the relay files come out on standard output,
+// whole and in sequence order, and stapio's children do not inherit the library.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "iotap/util/files.h"
+#include "iotap/util/process.h"
+#include "iotap/util/temp_dir.h"
+
+namespace iotap {
+namespace {
+
+struct Message {
+  uint32_t sequence;
+  std::string payload;
+};
+
+// A relay file as stapio reads it: {u32 sequence; u32 length} and the payload, per message.
+std::string relay_file(const std::vector<Message>& messages) {
+  std::string bytes;
+  for (const auto& message : messages) {
+    const uint32_t header[2] = {message.sequence, static_cast<uint32_t>(message.payload.size())};
+    bytes.append(reinterpret_cast<const char*>(header), sizeof header);
+    bytes += message.payload;
+  }
+  return bytes;
+}
+
+Captured run_stapio(const std::string& dir, int files, const std::string& preload,
+                    bool readers = false) {
+  SpawnOptions options;
+  options.extra_env = {"LD_PRELOAD=" + preload};
+  std::vector<std::string> argv{FAKE_STAPIO, dir, std::to_string(files)};
+  if (readers) argv.emplace_back("readers");
+  return capture(argv, options);
+}
+
+struct ReaderCounts {
+  unsigned long taken = 0;  // messages stapio's own readers read
+  unsigned long long reads = 0;
+  unsigned long long writes = 0;
+};
+
+// "readers took M; syscalls: read R write W" from the stand-in's standard error.
+ReaderCounts reader_counts(const std::string& err) {
+  ReaderCounts counts;
+  const auto at = err.find("readers took ");
+  if (at == std::string::npos ||
+      std::sscanf(err.c_str() + at, "readers took %lu; syscalls: read %llu write %llu",
+                  &counts.taken, &counts.reads, &counts.writes) != 3)
+    ADD_FAILURE() << "no counts in: " << err;
+  return counts;
+}
+
+// relay_reader.c: the library reads the relay files in stapio's readers' place, while they run,
+// and writes the messages in sequence order across the files, many to a write.
+TEST(StapioDrain, ReadsTheRelayFilesInStapiosReadersPlaceInSequenceOrder) {
+  TempDir dir("stapio-drain-test");
+  // 4000 short messages alternating between two CPUs' files, as an I/O's events alternate, and
+  // two long ones in the middle of the first file.
+  std::vector<Message> cpu0;
+  std::vector<Message> cpu1;
+  std::string expected;
+  for (uint32_t sequence = 1; sequence <= 4002; ++sequence) {
+    std::string payload = "C " + std::to_string(sequence) + "\n";
+    if (sequence == 1000 || sequence == 1001) payload = std::string(100'000, 'x') + "\n";
+    (sequence % 2 != 0 ? cpu0 : cpu1).push_back({sequence, payload});
+    expected += payload;
+  }
+  write_file(dir.path() + "/trace0", relay_file(cpu0));
+  write_file(dir.path() + "/trace1", relay_file(cpu1));
+
+  const auto run = run_stapio(dir.path(), 2, STAPIO_DRAIN, true);
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  EXPECT_EQ(run.out, expected);
+  const ReaderCounts counts = reader_counts(run.err);
+  EXPECT_EQ(counts.taken, 0U) << "stapio's readers read nothing themselves";
+  // stapio's readers take two reads and a write per message: 8004 reads and 4002 writes. The
+  // counts include the dynamic loader's reads of the libraries (about 10).
+  EXPECT_LT(counts.reads, 100U);
+  EXPECT_LT(counts.writes, 20U);
+}
+
+TEST(StapioDrain, StapiosChildrenDoNotInheritIt) {
+  TempDir dir("stapio-drain-test");
+  write_file(dir.path() + "/trace0", "");
+  const auto alone = run_stapio(dir.path(), 1, STAPIO_DRAIN);
+  EXPECT_EQ(alone.err, "LD_PRELOAD=(unset)\n");
+  // What the user preloads stays preloaded.
+  const auto with_user_library = run_stapio(dir.path(), 1, STAPIO_DRAIN ":" USER_PRELOAD);
+  EXPECT_EQ(with_user_library.err, "LD_PRELOAD=" USER_PRELOAD "\n");
+  EXPECT_EQ(alone.out, "");
+}
+
+TEST(StapioDrain, StopsAtAHeaderThatIsNotOne) {
+  TempDir dir("stapio-drain-test");
+  // A length of 0 is no message (stapio's readers lost their place): nothing after it is used.
+  write_file(dir.path() + "/trace0",
+             relay_file({{1, "kept\n"}}) + std::string(8, '\0') + relay_file({{2, "after\n"}}));
+  const auto run = run_stapio(dir.path(), 1, STAPIO_DRAIN);
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  EXPECT_EQ(run.out, "kept\n");
+}
+
+}  // namespace
+}  // namespace iotap
