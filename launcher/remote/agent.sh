@@ -135,6 +135,53 @@ iotap_upload() {
   echo "$dir"
 }
 
+# Starts staprun in the background (staprun_pid): with -c the program (its stdout sent to stderr
+# when asked), with -x the process, or alone until stopped. $options is split at spaces.
+iotap_start_staprun() {
+  local dir="$1" stdout="$2" mode="$3" target="$4" options="$5"
+  shift 5
+  case $mode in
+    c)
+      local wrapper=""
+      if [ "$stdout" = stderr ]; then
+        printf '#!/bin/sh\nexec "$@" >&2\n' >"$dir/stdout-to-stderr"
+        chmod 700 "$dir/stdout-to-stderr"
+        wrapper=$dir/stdout-to-stderr
+      fi
+      staprun $options -c "$wrapper $target" "$dir/iotap.ko" "$@" &
+      ;;
+    x) staprun $options -x "$target" "$dir/iotap.ko" "$@" & ;;
+    *) staprun $options "$dir/iotap.ko" "$@" & ;;
+  esac
+  staprun_pid=$!
+}
+
+# "stop" stops staprun as Ctrl-C would (its end probes report); the -c program, stapio's
+# child, gets the SIGINT too, as from a terminal. The end of stdin (iotap gone, the
+# connection lost) stops it the same way and, as nobody waits for its end probes any more,
+# then harder: SIGTERM after 20 s, SIGKILL after 30 (the module is unloaded below). A SIGINT
+# can come before staprun has set its handlers (a background job starts with SIGINT ignored),
+# so it is sent again each second until staprun ends.
+iotap_listen_for_stop() {
+  local stopped="" request waited=0
+  while read -r request <&5; do
+    if [ "$request" = stop ] && [ -z "$stopped" ]; then
+      stopped=yes
+      iotap_interrupt
+    fi
+  done
+  while kill -0 "$staprun_pid" 2>/dev/null; do
+    if [ "$waited" -ge 30 ]; then
+      kill -KILL "$staprun_pid" 2>/dev/null
+    elif [ "$waited" -ge 20 ]; then
+      kill -TERM "$staprun_pid" 2>/dev/null
+    else
+      iotap_interrupt
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+}
 
 iotap_run() {
   local dir="$1" stdout="$2" mode="$3" target="$4" count="$5"
@@ -161,47 +208,8 @@ iotap_run() {
   iotap_stack
   iotap_diskstats before
   iotap_say "status running"
-  case $mode in
-    c)
-      local wrapper=""
-      if [ "$stdout" = stderr ]; then
-        printf '#!/bin/sh\nexec "$@" >&2\n' >"$dir/stdout-to-stderr"
-        chmod 700 "$dir/stdout-to-stderr"
-        wrapper=$dir/stdout-to-stderr
-      fi
-      staprun $options -c "$wrapper $target" "$dir/iotap.ko" "$@" &
-      ;;
-    x) staprun $options -x "$target" "$dir/iotap.ko" "$@" & ;;
-    *) staprun $options "$dir/iotap.ko" "$@" & ;;
-  esac
-  staprun_pid=$!
-  # "stop" stops staprun as Ctrl-C would (its end probes report); the -c program, stapio's
-  # child, gets the SIGINT too, as from a terminal. The end of stdin (iotap gone, the
-  # connection lost) stops it the same way and, as nobody waits for its end probes any more,
-  # then harder: SIGTERM after 20 s, SIGKILL after 30 (the module is unloaded below). A SIGINT
-  # can come before staprun has set its handlers (a background job starts with SIGINT ignored),
-  # so it is sent again each second until staprun ends.
-  (
-    stopped=""
-    while read -r request <&5; do
-      if [ "$request" = stop ] && [ -z "$stopped" ]; then
-        stopped=yes
-        iotap_interrupt
-      fi
-    done
-    waited=0
-    while kill -0 "$staprun_pid" 2>/dev/null; do
-      if [ "$waited" -ge 30 ]; then
-        kill -KILL "$staprun_pid" 2>/dev/null
-      elif [ "$waited" -ge 20 ]; then
-        kill -TERM "$staprun_pid" 2>/dev/null
-      else
-        iotap_interrupt
-      fi
-      sleep 1
-      waited=$((waited + 1))
-    done
-  ) >/dev/null 2>&1 &
+  iotap_start_staprun "$dir" "$stdout" "$mode" "$target" "$options" "$@"
+  iotap_listen_for_stop >/dev/null 2>&1 &
   listener_pid=$!
   # -x: the run ends when the process does (staprun alone would wait for a stop). By /proc,
   # not kill -0: a stapdev user may not signal the process it traces.

@@ -1,6 +1,6 @@
 #pragma once
-// The --stack grammar (README.md; `iotap run --help` has it whole): a tree of md levels, dm targets
-// and disks.
+// The --stack grammar (docs/stack-grammar.md; `iotap run --help` has it whole): a tree of md
+// levels, dm targets and disks.
 //
 //   spec   := node
 //   node   := KIND [':' SIZE] ['(' arg {',' arg} ')'] [':' SIZE] ['*' COUNT]
