@@ -13,28 +13,14 @@
 #include <set>
 #include <sstream>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
 
 using nlohmann::json;
 
-class VmTest : public ::testing::Test {
- protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    // Nothing left behind: every temp file and socket iotap made is gone.
-    std::vector<std::string> left;
-    for (const auto& entry : std::filesystem::directory_iterator(tmp_.path()))
-      left.push_back(entry.path().string());
-    EXPECT_TRUE(left.empty()) << "left behind: " << (left.empty() ? "" : left[0]);
-  }
-  Captured iotap(const std::vector<std::string>& args) { return run_iotap(args, tmp_.path()); }
-
-  TempDir tmp_{"iotap-vm-test"};
-};
+using VmTest = VmFixture;
 
 TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
   const auto run =
@@ -175,9 +161,9 @@ TEST_F(VmTest, TheEventStreamLosesNothing) {
 // and the stream must still be whole.
 TEST_F(VmTest, TheEventStreamLosesNothingWhenStapiosReadersAreStarved) {
   expect_whole_event_stream(
-      run_iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack", "raid0(ram*8)",
-                 "-c", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"},
-                tmp_.path(), {"IOTAP_STAPRUN_NICE=19"}),
+      iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack", "raid0(ram*8)", "-c",
+             "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"},
+            {"IOTAP_STAPRUN_NICE=19"}),
       64);
 }
 
@@ -232,48 +218,6 @@ TEST_F(VmTest, DemoNamesTheDelayedMember) {
   }
   EXPECT_EQ(highest, slow[0]["name"]);
   EXPECT_GE(highest_avg, 50000U);
-}
-
-TEST_F(VmTest, HealthyStackHasNoSlowMember) {
-  const auto run = iotap({"demo", "--json", "--stack", "raid0(ram*8)"});
-  ASSERT_EQ(run.status.code, 0) << run.err;
-  const json result = json::parse(run.out);
-  EXPECT_TRUE(result["verdict"]["slow_members"].empty()) << result.dump(2);
-  EXPECT_GE(result["devices"].size(), 9U);
-}
-
-TEST_F(VmTest, TheProgramsExitStatusIsPassedOn) {
-  const auto run =
-      iotap({"run", EXAMPLES_DIR "/iotime.stp", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
-             "block_hasher -d /dev/no-such-device -b 4096 -t 1"});
-  EXPECT_EQ(run.status.code, 2) << run.err;
-  EXPECT_NE(run.err.find("block_hasher: "), std::string::npos) << run.err;
-}
-
-TEST_F(VmTest, TheProgramRunsAtTheNicenessItWouldHaveUntraced) {
-  // staprun runs at nice -10 in the guest so that its readers keep up (docs/event-format.md);
-  // the program must not inherit that. nice(1) without arguments prints its own niceness.
-  const auto run =
-      iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c", "nice"});
-  ASSERT_EQ(run.status.code, 0) << run.err;
-  std::vector<std::string> numbers;
-  std::istringstream lines(run.out);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line.find_first_not_of("-0123456789") == std::string::npos)
-      numbers.push_back(line);
-  }
-  EXPECT_EQ(numbers, std::vector<std::string>{"0"}) << run.out;
-}
-
-TEST_F(VmTest, TimeoutStopsTheRunAndEndProbesStillReport) {
-  const auto run =
-      // --timeout counts from the compile's end: the shared guest (IOTAP_GUEST) is up already
-      // and the module runs within 2 s of it; a guest of its own boots in 2-3 s under TCG (5-30 s
-      // seen on a loaded host), and the test is made for the shared one.
-      iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "--timeout", "10"});
-  EXPECT_EQ(run.status.code, 0) << run.err;
-  EXPECT_NE(run.out.find("started\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("end probe ran\n"), std::string::npos) << run.out << run.err;
 }
 
 TEST_F(VmTest, CtrlCStopsTheRunAndEndProbesStillReport) {
