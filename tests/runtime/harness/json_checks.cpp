@@ -106,25 +106,18 @@ class Check {
   }
 
   // sum := product (('+' | '-') product)*
-  Operand sum() {
-    Operand left = product();
-    for (;;) {
-      skip_spaces();
-      const char op = peek();
-      if (op != '+' && op != '-') return left;
-      ++at_;
-      left = arithmetic(left, op, product());
-    }
-  }
+  Operand sum() { return left_to_right("+-", &Check::product); }
   // product := term (('*' | '/') term)*
-  Operand product() {
-    Operand left = term();
+  Operand product() { return left_to_right("*/", &Check::term); }
+  // operand ((one of `ops`) operand)*, each `operand` read by `next`.
+  Operand left_to_right(std::string_view ops, Operand (Check::*next)()) {
+    Operand left = (this->*next)();
     for (;;) {
       skip_spaces();
       const char op = peek();
-      if (op != '*' && op != '/') return left;
+      if (op == '\0' || ops.find(op) == std::string_view::npos) return left;
       ++at_;
-      left = arithmetic(left, op, term());
+      left = arithmetic(left, op, (this->*next)());
     }
   }
 
