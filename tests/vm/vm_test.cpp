@@ -1,11 +1,11 @@
 // Real runs in the qemu guest: real module, real md/dm over brd, real block_hasher.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -22,10 +22,16 @@ using nlohmann::json;
 
 using VmTest = VmFixture;
 
+// The scripts, by path: a macro joined to a literal inside an argument list reads as a comma
+// forgotten (bugprone-suspicious-missing-comma).
+const std::string kUsdtArgs = VM_SCRIPTS_DIR "/usdt_args.stp";
+const std::string kRemaps = VM_SCRIPTS_DIR "/remaps.stp";
+const std::string kUntilStopped = VM_SCRIPTS_DIR "/until_stopped.stp";
+const std::string kEvents = EXAMPLES_DIR "/events.stp";
+
 TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
-  const auto run =
-      iotap({"run", VM_SCRIPTS_DIR "/usdt_args.stp", "--target", "vm", "--stack", "raid0(ram*2)",
-             "-c", "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
+  const auto run = iotap({"run", kUsdtArgs, "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+                          "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto& out = run.out;
 
@@ -89,14 +95,13 @@ TEST_F(VmTest, UsdtProbesFireWithTheRightArguments) {
 // iotap's, as the test timed it.
 TEST_F(VmTest, RunJsonCarriesTheOverheadAndItsShareOfTheTracedRun) {
   const auto begin = std::chrono::steady_clock::now();
-  const auto run =
-      iotap({"run", VM_SCRIPTS_DIR "/usdt_args.stp", "--json", "--target", "vm", "--stack",
-             "raid0(ram*2)", "-c", "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
+  const auto run = iotap({"run", kUsdtArgs, "--json", "--target", "vm", "--stack", "raid0(ram*2)",
+                          "-c", "block_hasher -d __DEV__ -b 65536 -t 4 -n 32 --direct"});
   const double iotap_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
-  const json overhead = result.at("overhead");
+  const json& overhead = result.at("overhead");
   ASSERT_TRUE(overhead.is_object()) << run.out;
   EXPECT_EQ(overhead["probe_hits"], 1 + 4 * 2 + 32 * 3 + 1) << overhead;  // as the test above
   EXPECT_EQ(overhead["skipped_probes"], 0);
@@ -130,7 +135,12 @@ void expect_whole_event_stream(const Captured& run, size_t reads) {
   std::string line;
   while (std::getline(lines, line)) {
     std::istringstream words(line);
-    std::string kind, ts, cpu, seq, tid, request;
+    std::string kind;
+    std::string ts;
+    std::string cpu;
+    std::string seq;
+    std::string tid;
+    std::string request;
     if (!(words >> kind >> ts >> cpu >> seq >> tid)) continue;
     if (kind != "RB" && kind != "RS" && kind != "RD" && kind != "Q" && kind != "X" && kind != "M" &&
         kind != "C")
@@ -149,10 +159,10 @@ void expect_whole_event_stream(const Captured& run, size_t reads) {
 }
 
 TEST_F(VmTest, TheEventStreamLosesNothing) {
-  expect_whole_event_stream(iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack",
-                                   "raid0(ram*7, delay(ram, 50ms))", "-c",
-                                   "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"}),
-                            64);
+  expect_whole_event_stream(
+      iotap({"run", kEvents, "--target", "vm", "--stack", "raid0(ram*7, delay(ram, 50ms))", "-c",
+             "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"}),
+      64);
 }
 
 // stapio 4.8 stops its relay readers at the end of a run without reading what they have not
@@ -160,17 +170,16 @@ TEST_F(VmTest, TheEventStreamLosesNothing) {
 // the readers fall far behind (without the drain, 2 runs in 3 kept 263 and 529 of 3279 lines),
 // and the stream must still be whole.
 TEST_F(VmTest, TheEventStreamLosesNothingWhenStapiosReadersAreStarved) {
-  expect_whole_event_stream(
-      iotap({"run", EXAMPLES_DIR "/events.stp", "--target", "vm", "--stack", "raid0(ram*8)", "-c",
-             "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"},
-            {"IOTAP_STAPRUN_NICE=19"}),
-      64);
+  expect_whole_event_stream(iotap({"run", kEvents, "--target", "vm", "--stack", "raid0(ram*8)",
+                                   "-c", "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"},
+                                  {"IOTAP_STAPRUN_NICE=19"}),
+                            64);
 }
 
 TEST_F(VmTest, BiosOnTheArrayAreRemappedToEveryMember) {
-  const auto run = iotap({"run", VM_SCRIPTS_DIR "/remaps.stp", "--json", "--target", "vm",
-                          "--stack", "raid0(ram*3, delay(ram, 5ms))", "-c",
-                          "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
+  const auto run =
+      iotap({"run", kRemaps, "--json", "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 5ms))",
+             "-c", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
   std::map<std::string, std::string> parent_of;
@@ -226,8 +235,7 @@ TEST_F(VmTest, CtrlCStopsTheRunAndEndProbesStillReport) {
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.extra_env = {"TMPDIR=" + tmp_.path()};
-  const pid_t pid =
-      spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm"}, options);
+  const pid_t pid = spawn({IOTAP_BINARY, "run", kUntilStopped, "--target", "vm"}, options);
   ::close(out[1]);
   // The script's begin probe is the sign that the module runs; Ctrl-C then.
   std::string text;
