@@ -37,9 +37,9 @@ TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0
   ASSERT_NE(version.out.find("debuginfo:    /"), std::string::npos)
       << "this case needs the guest kernel's -dbg package (./setup.sh installs it):\n"
       << version.out;
-  const auto run =
-      iotap({"run", VM_SCRIPTS_DIR "/kernel_debuginfo.stp", "--target", "vm", "--stack",
-             "raid0(ram*2)", "-c", "block_hasher -d __DEV__ -b 65536 -t 2 -n 32 --direct"});
+  const std::string script = VM_SCRIPTS_DIR "/kernel_debuginfo.stp";
+  const auto run = iotap({"run", script, "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+                          "block_hasher -d __DEV__ -b 65536 -t 2 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto lines = lines_by_first_word(run.out);
   const auto field = [&](const std::string& name, size_t index) -> long long {

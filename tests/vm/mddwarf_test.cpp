@@ -27,8 +27,8 @@ std::set<std::tuple<std::string, std::string, std::string, std::string>> remaps(
 class MdDwarfTest : public VmFixture {
  protected:
   Captured run(const std::string& stack, const std::string& command) {
-    return iotap({"run", VM_SCRIPTS_DIR "/scripts/mddwarf.stp", "--target", "vm", "--stack", stack,
-                  "-c", command});
+    const std::string script = VM_SCRIPTS_DIR "/scripts/mddwarf.stp";
+    return iotap({"run", script, "--target", "vm", "--stack", stack, "-c", command});
   }
 };
 
