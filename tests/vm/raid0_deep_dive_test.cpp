@@ -16,9 +16,10 @@ namespace {
 using Raid0DeepDive = VmFixture;
 
 TEST_F(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunks) {
-  const auto run = iotap({"run", EXAMPLES_DIR "/raid0_deep_dive.stp", "--target", "vm", "--stack",
-                          "raid0(ram*7, delay(ram, 50ms))", "-c",
-                          "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
+  const std::string script = EXAMPLES_DIR "/raid0_deep_dive.stp";
+  const auto run =
+      iotap({"run", script, "--target", "vm", "--stack", "raid0(ram*7, delay(ram, 50ms))", "-c",
+             "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const std::string& out = run.out;
   // The kprobe on raid0_make_request fired, in the reading thread, on md0.

@@ -3,11 +3,11 @@
 // booting their own.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -25,6 +25,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct";
+// By name: a macro joined to a literal in an argument list reads as a missing comma.
+const std::string kUntilStopped = VM_SCRIPTS_DIR "/until_stopped.stp";
 
 // Whether the process runs: not gone, and not a zombie (the daemonized qemu's reaper is
 // whoever adopted it, and need not be quick about it).
@@ -139,8 +141,8 @@ TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
   const int pid = guest_pid();
   ASSERT_GT(pid, 0);
   // A run that waited for the child would reach --timeout long before the child ends.
-  const Captured run = in_guest({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm",
-                                 "--timeout", "240", "-c", "/bin/sh -c '/bin/sleep 600 & echo x'"});
+  const Captured run = in_guest({"run", kUntilStopped, "--target", "vm", "--timeout", "240", "-c",
+                                 "/bin/sh -c '/bin/sleep 600 & echo x'"});
   EXPECT_EQ(run.status.code, 0) << run.err;
   EXPECT_NE(run.err.find("running in the guest at " + dir_), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("timed out"), std::string::npos) << run.err;
@@ -153,10 +155,9 @@ TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.extra_env = {"TMPDIR=" + tmp_.path(), "IOTAP_GUEST=" + dir_};
-  const pid_t iotap_pid =
-      spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c",
-             "/bin/sh -c '/bin/sleep 600 & /bin/sleep 600'"},
-            options);
+  const pid_t iotap_pid = spawn({IOTAP_BINARY, "run", kUntilStopped, "--target", "vm", "-c",
+                                 "/bin/sh -c '/bin/sleep 600 & /bin/sleep 600'"},
+                                options);
   ::close(out[1]);
   std::string text;
   std::array<char, 4096> buffer{};
