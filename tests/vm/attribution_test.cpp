@@ -1,5 +1,6 @@
-// iotap attribute and diagnose, for real, in the guest: delayed members, healthy stacks, a slow
-// raid1 leg, nested stacks and a failing member.
+// iotap attribute and diagnose, for real, in the guest: delayed members held to the kernel's own
+// account, a renamed copy of block_hasher, and one run's report as JSON, HTML and a timeline.
+// (One run with a few checks is a runtime case: tests/runtime/attribution.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,23 +14,48 @@
 
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
 #include "perfetto_timeline.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
 
 using nlohmann::json;
 
-class AttributionTest : public ::testing::Test {
- protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
+// The device of that spec in the result (its first), or a failure and null.
+const json& device(const json& result, const std::string& spec) {
+  for (const auto& d : result["devices"]) {
+    if (d["spec"] == spec) return d;
   }
+  static const json kNone;
+  ADD_FAILURE() << "no device with spec " << spec << " in " << result["devices"].dump();
+  return kNone;
+}
+
+// The one slow member of a verdict, or a failure (and null) when there is not exactly one.
+const json* the_slow_member(const json& result) {
+  const auto& slow = result["verdict"]["slow_members"];
+  if (slow.size() != 1) {
+    ADD_FAILURE() << "expected one slow member:\n" << result.dump(2);
+    return nullptr;
+  }
+  return &slow[0];
+}
+
+void expect_nothing_lost(const json& result) {
+  const auto& loss = result["loss"];
+  EXPECT_EQ(loss["events_lost"], 0) << loss.dump();
+  EXPECT_EQ(loss["skipped_probes"], 0) << loss.dump();
+  EXPECT_EQ(loss["transport_failures"], 0) << loss.dump();
+  // A stream cut at its end shows no gap: its last reads never end (docs/event-format.md).
+  EXPECT_EQ(loss["unmatched_completions"], 0) << loss.dump();
+  EXPECT_EQ(result["stream"]["requests_unfinished"], 0) << result["stream"].dump();
+}
+
+class AttributionTest : public VmFixture {
+ protected:
   json run_json(const std::string& verb, const std::string& stack, const std::string& command) {
-    const auto run =
-        run_iotap({verb, "--json", "--target", "vm", "--stack", stack, "-c", command}, tmp_.path());
+    const auto run = iotap({verb, "--json", "--target", "vm", "--stack", stack, "-c", command});
     EXPECT_TRUE(run.status.code == 0 || run.status.code == 1) << run.err;
     try {
       return json::parse(run.out);
@@ -38,34 +64,6 @@ class AttributionTest : public ::testing::Test {
       return {};
     }
   }
-  static const json& device(const json& result, const std::string& spec) {
-    for (const auto& d : result["devices"]) {
-      if (d["spec"] == spec) return d;
-    }
-    static const json kNone;
-    ADD_FAILURE() << "no device with spec " << spec << " in " << result["devices"].dump();
-    return kNone;
-  }
-  // The one slow member of a verdict, or a failure (and null) when there is not exactly one.
-  static const json* the_slow_member(const json& result) {
-    const auto& slow = result["verdict"]["slow_members"];
-    if (slow.size() != 1) {
-      ADD_FAILURE() << "expected one slow member:\n" << result.dump(2);
-      return nullptr;
-    }
-    return &slow[0];
-  }
-  static void expect_nothing_lost(const json& result) {
-    const auto& loss = result["loss"];
-    EXPECT_EQ(loss["events_lost"], 0) << loss.dump();
-    EXPECT_EQ(loss["skipped_probes"], 0) << loss.dump();
-    EXPECT_EQ(loss["transport_failures"], 0) << loss.dump();
-    // A stream cut at its end shows no gap: its last reads never end (docs/event-format.md).
-    EXPECT_EQ(loss["unmatched_completions"], 0) << loss.dump();
-    EXPECT_EQ(result["stream"]["requests_unfinished"], 0) << result["stream"].dump();
-  }
-
-  TempDir tmp_{"iotap-attribution-test"};
 };
 
 // 4 threads reading 32 MiB with O_DIRECT: enough reads per member for a verdict, seconds to run.
@@ -134,83 +132,6 @@ INSTANTIATE_TEST_SUITE_P(RaidZero, DelayedMemberTest,
                                   std::to_string(info.param.delay_ms) + "ms";
                          });
 
-TEST_F(AttributionTest, AHealthyStackHasNoVerdict) {
-  const json result = run_json("diagnose", "raid0(ram*8)",
-                               "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct");
-  EXPECT_TRUE(result["verdict"]["slow_members"].empty()) << result.dump(2);
-  EXPECT_EQ(result["requests"]["count"], 64) << result["stream"].dump();
-  expect_nothing_lost(result);
-}
-
-TEST_F(AttributionTest, TwoSlowMembersAtOnce) {
-  const json result =
-      run_json("diagnose", "raid0(ram*4, delay(ram, 30ms), delay(ram, 20ms))", kWorkload);
-  std::set<std::string> named;
-  for (const auto& member : result["verdict"]["slow_members"]) named.insert(member["spec"]);
-  EXPECT_EQ(named, (std::set<std::string>{"delay(ram,30ms)", "delay(ram,20ms)"})) << result.dump(2);
-}
-
-TEST_F(AttributionTest, AThrottledVirtioDiskIsARequestBasedSlowMember) {
-  // qemu throttles vda to 10 I/O per second; virtio-blk is request-based, so its bios complete
-  // through block_rq_complete, not block_bio_complete. The throttle must bind whatever the
-  // host's load: vda's ~43 requests need 4 s at 10 per second, while xxh3 lets the unthrottled
-  // run (sha1 under qemu's emulation is the slow part) ask for them several times faster. At
-  // 40 per second with sha1, a busy host slowed the program below the throttle's rate.
-  const json result =
-      run_json("diagnose", "raid0(virtio:256M(iops=10), virtio:256M, virtio:256M)",
-               "block_hasher -d __DEV__ -b 1048576 -t 4 -n 64 --direct --hash xxh3");
-  const json* slow = the_slow_member(result);
-  ASSERT_NE(slow, nullptr);
-  EXPECT_EQ((*slow)["spec"], "virtio:256M(iops=10)");
-  for (const auto& d : result["devices"]) {
-    if (d["parent"] == "md0") {
-      EXPECT_GT(d["ios"].get<int>(), 0) << "request-based member without ios: " << d.dump();
-    }
-  }
-  expect_nothing_lost(result);
-}
-
-TEST_F(AttributionTest, ASlowRaid1Leg) {
-  const json result = run_json("diagnose", "raid1(ram, delay(ram, 20ms))", kWorkload);
-  const json* slow = the_slow_member(result);
-  ASSERT_NE(slow, nullptr);
-  EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)");
-}
-
-TEST_F(AttributionTest, LinearOverRaid0) {
-  const json result = run_json("diagnose", "linear(raid0(ram*3, delay(ram, 20ms)))", kWorkload);
-  const json* slow = the_slow_member(result);
-  ASSERT_NE(slow, nullptr);
-  EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)");
-  EXPECT_EQ((*slow)["parent"], "md0");
-}
-
-TEST_F(AttributionTest, DelayInsideALinearInsideARaid0) {
-  const json result = run_json("diagnose", "raid0(ram*3, linear(delay(ram, 20ms)))", kWorkload);
-  const json* slow = the_slow_member(result);
-  ASSERT_NE(slow, nullptr);
-  EXPECT_EQ((*slow)["spec"], "delay(ram,20ms)")
-      << "the device that carries the time, below the linear";
-}
-
-TEST_F(AttributionTest, AFailingMemberCountsErrorsAndTheRunFinishes) {
-  const auto run =
-      run_iotap({"attribute", "--json", "--target", "vm", "--stack", "raid0(ram*3, error(ram))",
-                 "-c", "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct"},
-                tmp_.path());
-  EXPECT_EQ(run.status.code, 1) << "block_hasher counts read errors and exits 1\n" << run.err;
-  const json result = json::parse(run.out);
-  EXPECT_GT(device(result, "error(ram)")["errors"].get<int>(), 0) << result.dump(2);
-  for (const auto& d : result["devices"]) {
-    if (d["spec"] == "ram" && d["parent"] == "md0") {
-      EXPECT_EQ(d["errors"], 0) << d.dump();
-    }
-  }
-  EXPECT_EQ(result["requests"]["count"], 16);
-  EXPECT_EQ(result["requests"]["provider"], "block_hasher");
-  expect_nothing_lost(result);
-}
-
 // The program that runs is the one probed, whatever it is called: a copy of block_hasher named
 // bh2 outside the build tree carries block_hasher's probes, so its reads are followed (the
 // module used to probe the build tree's block_hasher, which never ran: 0 reads, "no slow
@@ -219,10 +140,9 @@ TEST_F(AttributionTest, ACopyOfBlockHasherUnderAnotherNameIsTheProgramProbed) {
   const TempDir dir("iotap-renamed-program");
   const std::string copy = dir.path() + "/bh2";
   std::filesystem::copy_file(BLOCK_HASHER, copy);
-  const auto run = run_iotap(
-      {"diagnose", "--json", "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 20ms))", "-c",
-       copy + " -d __DEV__ -b 1048576 -t 4 -n 32 --direct"},
-      tmp_.path());
+  const auto run =
+      iotap({"diagnose", "--json", "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 20ms))",
+             "-c", copy + " -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_NE(run.err.find("following bh2's reads through its USDT probes"), std::string::npos)
       << run.err;
@@ -245,11 +165,10 @@ TEST_F(AttributionTest, HtmlPageSaysWhatTheJsonSaysAndReportDrawsItAgain) {
   const std::string page_path = out / "run.html";
   const std::string json_path = out / "run.json";
   const std::string trace_path = out / "run.perfetto.json";
-  const auto run = run_iotap(
-      {"attribute", "--json", "-o", json_path, "--html", page_path, "--perfetto", trace_path,
-       "--slowest", "2", "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 20ms))", "-c",
-       "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"},
-      tmp_.path());
+  const auto run =
+      iotap({"attribute", "--json", "-o", json_path, "--html", page_path, "--perfetto", trace_path,
+             "--slowest", "2", "--target", "vm", "--stack", "raid0(ram*3, delay(ram, 20ms))", "-c",
+             "block_hasher -d __DEV__ -b 1048576 -t 4 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(read_file(json_path));
   const std::string page = read_file(page_path);
@@ -276,7 +195,7 @@ TEST_F(AttributionTest, HtmlPageSaysWhatTheJsonSaysAndReportDrawsItAgain) {
   EXPECT_EQ(occurrences("<figure class=\"waterfall\">"), 2U);
   // The title names the run; the report's names the file. Past the title, the same page.
   const std::string again_path = out / "again.html";
-  const auto again = run_iotap({"report", json_path, "-o", again_path}, tmp_.path());
+  const auto again = iotap({"report", json_path, "-o", again_path});
   ASSERT_EQ(again.status.code, 0) << again.err;
   const std::string redrawn = read_file(again_path);
   const auto body = [](const std::string& html) { return html.substr(html.find("<section")); };

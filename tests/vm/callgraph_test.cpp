@@ -1,5 +1,6 @@
 // iotap callgraph for real: block_hasher's calls and returns in the guest, as a tree per thread,
-// as folded stacks and as a Perfetto trace.
+// as folded stacks and as a Perfetto trace, and a program that throws through traced calls.
+// (One run with a few checks is a runtime case: tests/runtime/callgraph.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include <sstream>
 
 #include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -22,21 +23,15 @@ constexpr int kWorkers = 8;
 const std::string kStack = "raid0(ram*7, delay(ram, 50ms))";
 const std::string kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct";
 
-class CallgraphTest : public ::testing::Test {
+class CallgraphTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its TMPDIR";
-  }
   std::string callgraph(std::vector<std::string> options, const std::string& command = kWorkload) {
     std::vector<std::string> args{"callgraph", "--target", "vm", "--stack", kStack, "-c", command};
     args.insert(args.end(), options.begin(), options.end());
-    const auto run = run_iotap(args, tmp_.path());
+    const auto run = iotap(args);
     EXPECT_EQ(run.status.code, 0) << run.err;
     return run.out;
   }
-
-  TempDir tmp_{"iotap-callgraph-test"};
 };
 
 // Every call path of the tree, as "f;g;h" without the thread, with how often it occurs.
@@ -174,47 +169,6 @@ TEST_F(CallgraphTest, FoldedAndPerfettoAgreeWithTheTree) {
   EXPECT_EQ(slice_paths["_M_run;read_blocks"], kWorkers);
 }
 
-TEST_F(CallgraphTest, TriggerLimitsToCallsInsideItWithTheKernelsCalls) {
-  const json tree =
-      json::parse(callgraph({"--json", "--trigger", "read_blocks", "--kernel", "raid0:raid0_*"},
-                            "block_hasher -d __DEV__ -b 1048576 -t 2 -n 4 --direct"));
-  const auto& threads = tree["threads"];
-  ASSERT_EQ(threads.size(), 2U) << "only the workers enter read_blocks: " << tree.dump(1);
-  size_t kernel_calls = 0;
-  for (const auto& thread : threads) {
-    ASSERT_EQ(thread["calls"].size(), 1U) << thread.dump(1);
-    EXPECT_EQ(thread["calls"][0]["function"], "read_blocks");
-    for (const auto* call : find(thread["calls"], "raid0_make_request")) {
-      EXPECT_TRUE((*call)["kernel"]);
-      ++kernel_calls;
-    }
-  }
-  EXPECT_GE(kernel_calls, 4U) << "each 1 MiB read of md0 enters raid0 in the reading thread";
-  EXPECT_EQ(tree["unfinished_calls"], 0);
-  EXPECT_EQ(tree["unmatched_returns"], 0);
-}
-
-// A vmlinux glob (kprobe.function, resolved from the System.map iotap makes from the guest's
-// kallsyms): each worker's 1 MiB reads enter blkdev_read_iter once per block and return 1 MiB.
-TEST_F(CallgraphTest, AVmlinuxGlobAddsTheKernelsReadPath) {
-  const json tree =
-      json::parse(callgraph({"--json", "--trigger", "read_blocks", "--kernel", "blkdev_read_it*"},
-                            "block_hasher -d __DEV__ -b 1048576 -t 2 -n 4 --direct"));
-  const auto& threads = tree["threads"];
-  ASSERT_EQ(threads.size(), 2U) << tree.dump(1);
-  for (const auto& thread : threads) {
-    ASSERT_EQ(thread["calls"].size(), 1U) << thread.dump(1);
-    const auto reads = find(thread["calls"][0]["calls"], "blkdev_read_iter");
-    ASSERT_EQ(reads.size(), 2U) << "one per block the thread read: " << thread.dump(1);
-    for (const auto* read : reads) {
-      EXPECT_TRUE((*read)["kernel"]);
-      EXPECT_EQ((*read)["return"], "return=0x100000") << read->dump();  // stap's $$return
-    }
-  }
-  EXPECT_EQ(tree["unfinished_calls"], 0);
-  EXPECT_EQ(tree["unmatched_returns"], 0);
-}
-
 // A C++ program that throws through traced functions and catches two callers up
 // (tests/vm/programs/throws_and_catches.cpp). Return probes replace return addresses with the
 // kernel's trampoline, which the unwinder cannot pass: before the fix it died of
@@ -225,8 +179,7 @@ TEST_F(CallgraphTest, AProgramThatThrowsAndCatchesExitsAsItDoesUntraced) {
   ASSERT_EQ(untraced.status.code, 0) << untraced.err;
   ASSERT_EQ(untraced.out, "caught: not a digit: x\nafter: 42\n");
 
-  const auto run =
-      run_iotap({"callgraph", "--target", "vm", "--json", "-c", THROWS_AND_CATCHES}, tmp_.path());
+  const auto run = iotap({"callgraph", "--target", "vm", "--json", "-c", THROWS_AND_CATCHES});
   EXPECT_EQ(run.status.code, untraced.status.code) << run.err;
   EXPECT_EQ(run.err.find("terminate called"), std::string::npos) << run.err;
   // The program's output, line for line, on stderr with its name before each line (every
@@ -270,22 +223,6 @@ TEST_F(CallgraphTest, AProgramThatThrowsAndCatchesExitsAsItDoesUntraced) {
   EXPECT_EQ(last["function"], "after_the_catch");
   EXPECT_EQ(last["return"], "return=0x2a");
   for (const char* cold : {".cold", "_start"}) EXPECT_EQ(run.out.find(cold), std::string::npos);
-}
-
-// The issue's own case: block_hasher's UsageError, thrown in option parsing and caught in
-// main, became SIGABRT (exit 134) under callgraph. Untraced it exits 2 with one line.
-TEST_F(CallgraphTest, BlockHashersUsageErrorExitsTwoAsUntraced) {
-  const auto run = run_iotap(
-      {"callgraph", "--target", "vm", "-c", "block_hasher -d /dev/null -b notanumber -t 1"},
-      tmp_.path());
-  EXPECT_EQ(run.status.code, 2) << run.err;
-  EXPECT_NE(run.err.find("block_hasher: block size must be a positive whole number, got "
-                         "'notanumber'"),
-            std::string::npos)
-      << run.err;
-  EXPECT_EQ(run.err.find("terminate called"), std::string::npos) << run.err;
-  EXPECT_NE(run.out.find("<-parse_count (unwound by an exception"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("<-main return=0x2"), std::string::npos) << run.out;
 }
 
 }  // namespace

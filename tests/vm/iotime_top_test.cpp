@@ -9,8 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -24,25 +23,17 @@ constexpr uint64_t kReads = 64;
 constexpr std::array<const char*, 7> kMembers{"ram0", "ram1", "ram2", "ram3",
                                               "ram4", "ram5", "ram6"};
 
-class ToolboxVmTest : public ::testing::Test {
+class ToolboxVmTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    std::vector<std::string> left;
-    for (const auto& entry : std::filesystem::directory_iterator(tmp_.path()))
-      left.push_back(entry.path().string());
-    EXPECT_TRUE(left.empty()) << "left behind: " << (left.empty() ? "" : left[0]);
-  }
-  Captured iotap(std::vector<std::string> args) {
+  // iotap ARGS... on the incident's stack, block_hasher reading it.
+  Captured incident(std::vector<std::string> args) {
     args.insert(args.end(), {"--target", "vm", "--stack", kIncident, "-c", kWorkload});
-    return run_iotap(args, tmp_.path());
+    return iotap(args);
   }
-
-  TempDir tmp_{"iotap-vm-test"};
 };
 
-class IotimeTest : public ToolboxVmTest {};
-class TopTest : public ToolboxVmTest {};
+using IotimeTest = ToolboxVmTest;
+using TopTest = ToolboxVmTest;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -76,7 +67,7 @@ uint64_t skipped_of(const json& whole) {
 }
 
 TEST_F(IotimeTest, TheDelayedMembersAverageStandsOut) {
-  const auto run = iotap({"iotime"});
+  const auto run = incident({"iotime"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   // The whole-run table, as a reader sees it: "device rw total count avg" rows after its label.
   std::map<std::string, std::vector<std::string>> rows;
@@ -111,7 +102,7 @@ TEST_F(IotimeTest, TheDelayedMembersAverageStandsOut) {
 }
 
 TEST_F(IotimeTest, IntervalsAsJsonLinesAddUpToTheWholeRun) {
-  const auto run = iotap({"iotime", "--interval", "250ms", "--json"});
+  const auto run = incident({"iotime", "--interval", "250ms", "--json"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto lines = json_lines(run.out);
   ASSERT_GE(lines.size(), 3U) << run.out;  // 64 MiB through a 50 ms member: over 0.5 s
@@ -148,7 +139,7 @@ TEST_F(IotimeTest, IntervalsAsJsonLinesAddUpToTheWholeRun) {
 }
 
 TEST_F(TopTest, JsonCountsAddUpToWhatBlockHasherDid) {
-  const auto run = iotap({"top", "--interval", "250ms", "--json"});
+  const auto run = incident({"top", "--interval", "250ms", "--json"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto lines = json_lines(run.out);
   ASSERT_GE(lines.size(), 3U) << run.out;
@@ -201,7 +192,7 @@ TEST_F(TopTest, JsonCountsAddUpToWhatBlockHasherDid) {
 }
 
 TEST_F(TopTest, OffATerminalTheTablesFollowOneAnother) {
-  const auto run = iotap({"top"});  // every 1 s, stdout a pipe
+  const auto run = incident({"top"});  // every 1 s, stdout a pipe
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_EQ(run.out.find("\x1b["), std::string::npos) << "no screen control off a terminal";
   size_t intervals = 0;

@@ -1,17 +1,15 @@
 // Scripts that need the guest kernel's DWARF (its -dbg package), run for real in the guest:
 // kernel.function and module().function probes with $bio fields, @cast to kernel types, the
-// standard tapsets; and what iotap says when a kernel probe does not resolve.
+// standard tapsets. (What iotap says when a kernel probe does not resolve is a runtime case:
+// tests/runtime/debuginfo.)
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -32,27 +30,16 @@ std::map<std::string, std::vector<std::string>> lines_by_first_word(const std::s
   return lines;
 }
 
-class KernelDebuginfoTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    require_guest_tools();
-    const auto version = iotap({"--version"});
-    ASSERT_NE(version.out.find("debuginfo:    /"), std::string::npos)
-        << "these tests need the guest kernel's -dbg package (./setup.sh installs it):\n"
-        << version.out;
-  }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "left behind in " << tmp_.path();
-  }
-  Captured iotap(const std::vector<std::string>& args) { return run_iotap(args, tmp_.path()); }
-
-  TempDir tmp_{"iotap-vm-test"};
-};
+using KernelDebuginfoTest = VmFixture;
 
 TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0) {
-  const auto run =
-      iotap({"run", VM_SCRIPTS_DIR "/kernel_debuginfo.stp", "--target", "vm", "--stack",
-             "raid0(ram*2)", "-c", "block_hasher -d __DEV__ -b 65536 -t 2 -n 32 --direct"});
+  const auto version = iotap({"--version"});
+  ASSERT_NE(version.out.find("debuginfo:    /"), std::string::npos)
+      << "this case needs the guest kernel's -dbg package (./setup.sh installs it):\n"
+      << version.out;
+  const std::string script = VM_SCRIPTS_DIR "/kernel_debuginfo.stp";
+  const auto run = iotap({"run", script, "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+                          "block_hasher -d __DEV__ -b 65536 -t 2 -n 32 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const auto lines = lines_by_first_word(run.out);
   const auto field = [&](const std::string& name, size_t index) -> long long {
@@ -89,20 +76,6 @@ TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0
   EXPECT_GT(field("cpu_on", 1), 0) << "scheduler.cpu_on";
   EXPECT_GE(field("pread", 1), 32) << "nd_syscall.pread";
   EXPECT_EQ(field("pread", 3), 65536) << "nd_syscall.pread's count";
-}
-
-// A kernel function older kernels had: stap's words stay, iotap names what to use instead.
-TEST_F(KernelDebuginfoTest, ProbeOnAFunctionThisKernelLacksNamesTheReplacement) {
-  const TempDir scripts("iotap-vm-test-script");
-  const std::string script = scripts.path() + "/old_kernel.stp";
-  std::ofstream(script) << "probe kernel.function(\"generic_make_request\") { println($bio) }\n";
-  const auto run = iotap({"run", script, "--target", "vm", "--stack", "raid0(ram*2)"});
-  EXPECT_EQ(run.status.code, 2) << run.err;
-  EXPECT_NE(run.err.find("semantic error: no match"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("iotap: kernel " GUEST_KERNEL " has no function "
-                         "generic_make_request: use kernel.function(\"submit_bio\")"),
-            std::string::npos)
-      << run.err;
 }
 
 }  // namespace

@@ -5,13 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -54,14 +52,7 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.stack;
 }
 
-class KernelStatsTest : public ::testing::TestWithParam<Case> {
- protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
-  }
-  TempDir tmp_{"iotap-kernel-stats-test"};
-};
+class KernelStatsTest : public VmFixture, public ::testing::WithParamInterface<Case> {};
 
 // Reads of 1 MiB from as many threads as the guest has CPUs (2). iotap times a dm io from the
 // bio's queueing (block_bio_queue), the kernel from dm's alloc_io, after it has allocated its
@@ -75,9 +66,8 @@ std::string workload(int reads) {
 
 TEST_P(KernelStatsTest, EveryDmDeviceAgreesWithTheKernel) {
   const Case c = GetParam();
-  const auto run = run_iotap(
-      {"attribute", "--json", "--target", "vm", "--stack", c.stack, "-c", workload(c.reads)},
-      tmp_.path());
+  const auto run =
+      iotap({"attribute", "--json", "--target", "vm", "--stack", c.stack, "-c", workload(c.reads)});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
   int dm_devices = 0;

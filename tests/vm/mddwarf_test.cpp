@@ -9,8 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -25,15 +24,12 @@ std::set<std::tuple<std::string, std::string, std::string, std::string>> remaps(
   return all;
 }
 
-class MdDwarfTest : public ::testing::Test {
+class MdDwarfTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
   Captured run(const std::string& stack, const std::string& command) {
-    return run_iotap({"run", VM_SCRIPTS_DIR "/scripts/mddwarf.stp", "--target", "vm", "--stack",
-                      stack, "-c", command},
-                     tmp_.path());
+    const std::string script = VM_SCRIPTS_DIR "/scripts/mddwarf.stp";
+    return iotap({"run", script, "--target", "vm", "--stack", stack, "-c", command});
   }
-  TempDir tmp_{"iotap-mddwarf-test"};
 };
 
 // raid0 over three ram disks and a delayed one, all 64 MiB (one zone), 512 KiB chunks: every

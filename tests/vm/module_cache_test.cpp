@@ -3,12 +3,11 @@
 // user's script (the cached module names the copy it was compiled from).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -17,19 +16,14 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-class ModuleCacheTest : public ::testing::Test {
+class ModuleCacheTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
-  }
   Captured run_script() {
-    return run_iotap({"run", script_, "--target", "vm", "--stack", "ram", "-c",
-                      "block_hasher -d __DEV__ -b 65536 -t 2 -n 16"},
-                     tmp_.path(), {"IOTAP_MODULE_CACHE=" + cache_.path()});
+    return iotap({"run", script_, "--target", "vm", "--stack", "ram", "-c",
+                  "block_hasher -d __DEV__ -b 65536 -t 2 -n 16"},
+                 {"IOTAP_MODULE_CACHE=" + cache_.path()});
   }
 
-  TempDir tmp_{"iotap-module-cache-test"};
   TempDir cache_{"iotap-module-cache"};
   TempDir scripts_{"iotap-module-cache-scripts"};
   std::string script_ = scripts_ / "count_reads.stp";

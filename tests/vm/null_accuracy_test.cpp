@@ -14,27 +14,24 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
 
 using nlohmann::json;
 
-TEST(NullBlkAccuracy, EachNullMembersMeanIsAtLeastItsLatencyAndAgreesWithTheKernel) {
-  require_guest_tools();
-  const TempDir tmp("iotap-null-accuracy-test");
+using NullBlkAccuracy = VmFixture;
+
+TEST_F(NullBlkAccuracy, EachNullMembersMeanIsAtLeastItsLatencyAndAgreesWithTheKernel) {
   // 256 reads of 1 MiB over 8 members with 512 KiB chunks: 64 ios on each member.
   const auto run =
-      run_iotap({"attribute", "--json", "--target", "vm", "--stack",
-                 "raid0(ram*4, null(lat=1ms), null(lat=2ms), null(lat=5ms), null(lat=20ms))", "-c",
-                 "block_hasher -d __DEV__ -b 1048576 -t 4 -n 256 --direct"},
-                tmp.path());
+      iotap({"attribute", "--json", "--target", "vm", "--stack",
+             "raid0(ram*4, null(lat=1ms), null(lat=2ms), null(lat=5ms), null(lat=20ms))", "-c",
+             "block_hasher -d __DEV__ -b 1048576 -t 4 -n 256 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
   double healthy_sum = 0;
@@ -81,7 +78,6 @@ TEST(NullBlkAccuracy, EachNullMembersMeanIsAtLeastItsLatencyAndAgreesWithTheKern
     }
   }
   EXPECT_EQ(checked, 4) << result["devices"].dump();
-  EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "iotap left files in its temp directory";
 }
 
 }  // namespace

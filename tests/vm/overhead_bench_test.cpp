@@ -8,7 +8,7 @@
 #include <string>
 
 #include "iotap/util/process.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -33,8 +33,9 @@ TracerLine tracer_line(const std::string& out, const std::string& tracer) {
   return {std::stoull(match[1]), std::stod(match[2]), std::stoull(match[3]), std::stoull(match[4])};
 }
 
-TEST(OverheadBench, BothTracersSeeEveryReadAndTheSameBlockEvents) {
-  require_guest_tools();
+using OverheadBench = VmFixture;
+
+TEST_F(OverheadBench, BothTracersSeeEveryReadAndTheSameBlockEvents) {
   ASSERT_FALSE(find_in_path("bpftrace").empty()) << "bpftrace is missing: run ./setup.sh";
   // 64 KiB blocks of the 64 MiB ram disk: 1024 reads.
   const Captured run =

@@ -4,24 +4,22 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
 
-TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunks) {
-  require_guest_tools();
-  TempDir tmp("iotap-deep-dive-test");
-  const auto run = run_iotap({"run", EXAMPLES_DIR "/raid0_deep_dive.stp", "--target", "vm",
-                              "--stack", "raid0(ram*7, delay(ram, 50ms))", "-c",
-                              "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"},
-                             tmp.path());
+using Raid0DeepDive = VmFixture;
+
+TEST_F(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunks) {
+  const std::string script = EXAMPLES_DIR "/raid0_deep_dive.stp";
+  const auto run =
+      iotap({"run", script, "--target", "vm", "--stack", "raid0(ram*7, delay(ram, 50ms))", "-c",
+             "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const std::string& out = run.out;
   // The kprobe on raid0_make_request fired, in the reading thread, on md0.
@@ -76,7 +74,6 @@ TEST(Raid0DeepDive, ShowsTheRequestPathTheCompletionContextsAndEveryMembersChunk
   }
   EXPECT_GT(low, 0);
   EXPECT_LE(high - low, 2) << out;
-  EXPECT_TRUE(std::filesystem::is_empty(tmp.path()));
 }
 
 }  // namespace

@@ -15,28 +15,23 @@
 #include "iotap/recording/recording.h"
 #include "iotap/util/process.h"
 #include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
 
 using nlohmann::json;
 
-class RecordTest : public ::testing::Test {
+class RecordTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
-  }
   // iotap record ... -o OUT: the recording, read back (a FormatError fails the test).
   recording::Recording record(const std::vector<std::string>& args, const std::string& out) {
     std::vector<std::string> argv{"record", "-o", out};
     argv.insert(argv.end(), args.begin(), args.end());
-    run_ = run_iotap(argv, tmp_.path());
+    run_ = iotap(argv);
     EXPECT_EQ(run_.status.code, 0) << run_.err;
     return recording::read(out);
   }
-  TempDir tmp_{"iotap-record-test"};
   TempDir files_{"iotap-record-test-files"};
   Captured run_;
 };
@@ -96,10 +91,9 @@ TEST_F(RecordTest, BlockHashersReadsAreRecordedPerThreadInItsOwnOrder) {
 // line that says it was cut by the timeout.
 TEST_F(RecordTest, ARunStoppedByTheTimeoutLeavesAWholeRecordingThatSaysSo) {
   const std::string out = files_.path() + "/cut.rec";
-  run_ = run_iotap(
-      {"record", "-o", out, "--timeout", "10", "--target", "vm", "--stack",
-       "raid0(ram*3, delay(ram, 50ms))", "-c", "block_hasher -d __DEV__ -b 65536 -t 1 --direct"},
-      tmp_.path());
+  run_ = iotap({"record", "-o", out, "--timeout", "10", "--target", "vm", "--stack",
+                "raid0(ram*3, delay(ram, 50ms))", "-c",
+                "block_hasher -d __DEV__ -b 65536 -t 1 --direct"});
   const recording::Recording rec = recording::read(out);  // a FormatError fails the test
   EXPECT_EQ(rec.end()["timed_out"], true) << run_.err;
   EXPECT_GT(rec.requests.size(), 0U);
@@ -145,9 +139,8 @@ TEST_F(RecordTest, FioReplaysTheFioFormAgainstAFile) {
   ASSERT_FALSE(fio.empty()) << "fio is missing: run ./setup.sh";
   const std::string log = files_.path() + "/hasher.iolog";
   const Captured run =
-      run_iotap({"record", "--format", "fio", "-o", log, "--target", "vm", "--stack",
-                 "raid0(ram*4)", "-c", "block_hasher -d __DEV__ -b 65536 -t 2 -n 64 --direct"},
-                tmp_.path());
+      iotap({"record", "--format", "fio", "-o", log, "--target", "vm", "--stack", "raid0(ram*4)",
+             "-c", "block_hasher -d __DEV__ -b 65536 -t 2 -n 64 --direct"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   std::ifstream in(log);
   std::string first;
@@ -206,8 +199,7 @@ TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNa
   EXPECT_EQ(delayed, 32U);  // 1 MiB reads over 512 KiB chunks: every other one
   const double recorded_mean_us = static_cast<double>(recorded_ns) / 64 / 1000;
 
-  const Captured same =
-      run_iotap({"replay", out, "--json", "--target", "vm", "--stack", stack}, tmp_.path());
+  const Captured same = iotap({"replay", out, "--json", "--target", "vm", "--stack", stack});
   ASSERT_EQ(same.status.code, 0) << same.err;
   const json a = json::parse(same.out);
   const json& replay = a["replay"];
@@ -234,9 +226,8 @@ TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNa
   ASSERT_EQ(a["verdict"]["slow_members"].size(), 1U) << a["verdict"].dump();
   EXPECT_EQ(a["verdict"]["slow_members"][0]["spec"], "delay(ram,20ms)");
 
-  const Captured slow = run_iotap(
-      {"replay", out, "--json", "--target", "vm", "--stack", "raid1(ram, delay(ram, 10ms))"},
-      tmp_.path());
+  const Captured slow =
+      iotap({"replay", out, "--json", "--target", "vm", "--stack", "raid1(ram, delay(ram, 10ms))"});
   ASSERT_EQ(slow.status.code, 0) << slow.err;
   const json b = json::parse(slow.out);
   EXPECT_EQ(b["replay"]["requests_replayed"], 64);
@@ -248,7 +239,7 @@ TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNa
   const std::string slow_json = files_.path() + "/slow.json";
   std::ofstream(same_json) << same.out;
   std::ofstream(slow_json) << slow.out;
-  const Captured compared = run_iotap({"compare", same_json, slow_json, "--json"}, tmp_.path());
+  const Captured compared = iotap({"compare", same_json, slow_json, "--json"});
   ASSERT_EQ(compared.status.code, 0) << compared.err;
   const json c = json::parse(compared.out);
   EXPECT_EQ(c["a"]["stack"], "raid0(ram*3,delay(ram,20ms))");
@@ -257,7 +248,7 @@ TEST_F(RecordTest, ARecordingReplaysFaithfullyAndTheDelayedLegOfAnotherStackIsNa
   EXPECT_EQ(c["requests"]["count"]["b"], 64);
   EXPECT_EQ(c["verdicts"]["a"][0]["spec"], "delay(ram,20ms)");
   EXPECT_EQ(c["verdicts"]["b"][0]["spec"], "delay(ram,10ms)");
-  const Captured against_recording = run_iotap({"compare", out, slow_json}, tmp_.path());
+  const Captured against_recording = iotap({"compare", out, slow_json});
   ASSERT_EQ(against_recording.status.code, 0) << against_recording.err;
   EXPECT_NE(against_recording.out.find("  A: none (a recording holds no block I/O)\n"),
             std::string::npos)
@@ -288,8 +279,8 @@ TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
               "dd if=/dev/zero of=__DEV__ bs=64k count=32 oflag=direct conv=fsync"},
              out);
   ASSERT_EQ(rec.requests.size(), 33U);
-  const Captured run = run_iotap(
-      {"replay", out, "--json", "--target", "vm", "--stack", "raid1(ram*2)"}, tmp_.path());
+  const Captured run =
+      iotap({"replay", out, "--json", "--target", "vm", "--stack", "raid1(ram*2)"});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json r = json::parse(run.out);
   EXPECT_EQ(r["replay"]["requests_replayed"], 33);
@@ -307,8 +298,7 @@ TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
     }
   }
   // The text says what was replayed: writes and a flush, not "33 reads (block_hasher's ...)".
-  const Captured text =
-      run_iotap({"replay", out, "--target", "vm", "--stack", "raid1(ram*2)"}, tmp_.path());
+  const Captured text = iotap({"replay", out, "--target", "vm", "--stack", "raid1(ram*2)"});
   ASSERT_EQ(text.status.code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("requests: 33 requests (io_replayer's USDT probes), 0 errors"))
       << text.out;
@@ -322,8 +312,7 @@ TEST_F(RecordTest, ARecordingOfWritesReplaysTheWritesAndTheFsync) {
 TEST_F(RecordTest, ARunThatRecordsNothingLeavesTheOldRecordingAsItWas) {
   const std::string out = files_.path() + "/old.rec";
   std::ofstream(out) << "a good recording\n";
-  run_ = run_iotap({"record", "-o", out, "--target", "vm", "--stack", "raid0(ram*2)", "-c", "true"},
-                   tmp_.path());
+  run_ = iotap({"record", "-o", out, "--target", "vm", "--stack", "raid0(ram*2)", "-c", "true"});
   EXPECT_EQ(run_.status.code, 3) << run_.err;
   EXPECT_NE(run_.err.find("old.rec not written (exit status 3)"), std::string::npos) << run_.err;
   std::ifstream in(out);

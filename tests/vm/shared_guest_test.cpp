@@ -3,11 +3,11 @@
 // booting their own.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -25,6 +25,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct";
+// By name: a macro joined to a literal in an argument list reads as a missing comma.
+const std::string kUntilStopped = VM_SCRIPTS_DIR "/until_stopped.stp";
 
 // Whether the process runs: not gone, and not a zombie (the daemonized qemu's reaper is
 // whoever adopted it, and need not be quick about it).
@@ -36,21 +38,22 @@ bool process_runs(int pid) {
   return false;
 }
 
-class SharedGuestTest : public ::testing::Test {
+class SharedGuestTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
+  // The test's own guest goes first, whatever the test left: then the fixture's check.
   void TearDown() override {
-    if (std::filesystem::exists(dir_)) run_iotap({"guest", "stop", "--dir", dir_}, tmp_.path());
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its TMPDIR";
+    if (std::filesystem::exists(dir_)) iotap({"guest", "stop", "--dir", dir_});
+    VmFixture::TearDown();
   }
-  Captured iotap(const std::vector<std::string>& args) {
-    return run_iotap(args, tmp_.path(), {"IOTAP_GUEST=" + dir_});
+  // iotap ARGS... with IOTAP_GUEST naming the test's own guest.
+  Captured in_guest(const std::vector<std::string>& args) {
+    return iotap(args, {"IOTAP_GUEST=" + dir_});
   }
   Captured diagnose(const std::string& stack, const std::vector<std::string>& more = {}) {
     std::vector<std::string> args{"diagnose", "--json", "--target", "vm",
                                   "--stack",  stack,    "-c",       kWorkload};
     args.insert(args.end(), more.begin(), more.end());
-    return iotap(args);
+    return in_guest(args);
   }
   // The kernel names of the devices the run's stack had, sorted.
   static std::vector<std::string> device_names(const Captured& run) {
@@ -61,19 +64,18 @@ class SharedGuestTest : public ::testing::Test {
     return names;
   }
   int guest_pid() {
-    const Captured status = iotap({"guest", "status", "--dir", dir_});
+    const Captured status = in_guest({"guest", "status", "--dir", dir_});
     std::smatch match;
     static const std::regex kPid(R"(qemu pid (\d+))");
     return std::regex_search(status.out, match, kPid) ? std::stoi(match[1]) : -1;
   }
 
-  TempDir tmp_{"iotap-shared-guest-test"};
   TempDir guest_parent_{"iotap-guest-test"};
   std::string dir_ = guest_parent_.path() + "/guest";
 };
 
 TEST_F(SharedGuestTest, RunsOneAfterAnotherEachFindingTheGuestAsItBooted) {
-  const Captured start = iotap({"guest", "start", "--dir", dir_});
+  const Captured start = in_guest({"guest", "start", "--dir", dir_});
   ASSERT_EQ(start.status.code, 0) << start.err;
   EXPECT_EQ(start.out, "export IOTAP_GUEST='" + dir_ + "'\n");
   const int pid = guest_pid();
@@ -110,7 +112,7 @@ TEST_F(SharedGuestTest, RunsOneAfterAnotherEachFindingTheGuestAsItBooted) {
       << other_memory.err;
   EXPECT_NE(other_memory.err.find("booting the guest"), std::string::npos) << other_memory.err;
 
-  const Captured stop = iotap({"guest", "stop", "--dir", dir_});
+  const Captured stop = in_guest({"guest", "stop", "--dir", dir_});
   EXPECT_EQ(stop.status.code, 0) << stop.err;
   EXPECT_FALSE(std::filesystem::exists(dir_)) << "guest stop left its directory";
   EXPECT_FALSE(process_runs(pid)) << "qemu " << pid << " still runs after guest stop";
@@ -122,8 +124,8 @@ TEST_F(SharedGuestTest, RunsOneAfterAnotherEachFindingTheGuestAsItBooted) {
 }
 
 TEST_F(SharedGuestTest, AGuestAlreadyRunningIsNotStartedTwice) {
-  ASSERT_EQ(iotap({"guest", "start", "--dir", dir_}).status.code, 0);
-  const Captured again = iotap({"guest", "start", "--dir", dir_});
+  ASSERT_EQ(in_guest({"guest", "start", "--dir", dir_}).status.code, 0);
+  const Captured again = in_guest({"guest", "start", "--dir", dir_});
   EXPECT_EQ(again.status.code, 2);
   EXPECT_NE(again.err.find("iotap: a guest already runs at " + dir_ + " (qemu pid "),
             std::string::npos)
@@ -135,12 +137,12 @@ TEST_F(SharedGuestTest, AGuestAlreadyRunningIsNotStartedTwice) {
 // SIGTERM then waited out the grace period and killed the shared guest. The run ends when the
 // program does, as in a guest of its own, and the guest takes the next run.
 TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
-  ASSERT_EQ(iotap({"guest", "start", "--dir", dir_}).status.code, 0);
+  ASSERT_EQ(in_guest({"guest", "start", "--dir", dir_}).status.code, 0);
   const int pid = guest_pid();
   ASSERT_GT(pid, 0);
   // A run that waited for the child would reach --timeout long before the child ends.
-  const Captured run = iotap({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm",
-                              "--timeout", "240", "-c", "/bin/sh -c '/bin/sleep 600 & echo x'"});
+  const Captured run = in_guest({"run", kUntilStopped, "--target", "vm", "--timeout", "240", "-c",
+                                 "/bin/sh -c '/bin/sleep 600 & echo x'"});
   EXPECT_EQ(run.status.code, 0) << run.err;
   EXPECT_NE(run.err.find("running in the guest at " + dir_), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("timed out"), std::string::npos) << run.err;
@@ -153,10 +155,9 @@ TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
   SpawnOptions options;
   options.stdout_fd = out[1];
   options.extra_env = {"TMPDIR=" + tmp_.path(), "IOTAP_GUEST=" + dir_};
-  const pid_t iotap_pid =
-      spawn({IOTAP_BINARY, "run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c",
-             "/bin/sh -c '/bin/sleep 600 & /bin/sleep 600'"},
-            options);
+  const pid_t iotap_pid = spawn({IOTAP_BINARY, "run", kUntilStopped, "--target", "vm", "-c",
+                                 "/bin/sh -c '/bin/sleep 600 & /bin/sleep 600'"},
+                                options);
   ::close(out[1]);
   std::string text;
   std::array<char, 4096> buffer{};
@@ -183,7 +184,7 @@ TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
 // and removed the directory under the other) or both failed (at the same instant: each removed
 // the other's files). One boots; the other says a guest is there, in one line.
 TEST_F(SharedGuestTest, OfTwoStartsAtOnceOneBootsAndTheOtherSaysAGuestIsThere) {
-  auto start = [this] { return iotap({"guest", "start", "--dir", dir_}); };
+  auto start = [this] { return in_guest({"guest", "start", "--dir", dir_}); };
   auto first = std::async(std::launch::async, start);
   auto second = std::async(std::launch::async, start);
   const Captured a = first.get();
@@ -204,7 +205,7 @@ TEST_F(SharedGuestTest, OfTwoStartsAtOnceOneBootsAndTheOtherSaysAGuestIsThere) {
   const int pid = guest_pid();
   ASSERT_GT(pid, 0);
 
-  const Captured stop = iotap({"guest", "stop", "--dir", dir_});
+  const Captured stop = in_guest({"guest", "stop", "--dir", dir_});
   EXPECT_EQ(stop.status.code, 0) << stop.err;
   EXPECT_FALSE(std::filesystem::exists(dir_)) << "guest stop left its directory";
   // No qemu of this directory's is left: neither the one stopped nor a second one.

@@ -3,26 +3,18 @@
 // stap printed them, and run --help's example of stap's options running as written.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
 
-class StapCompatTest : public ::testing::Test {
- protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
-  }
-  TempDir tmp_{"iotap-stap-compat-test"};
-};
+using StapCompatTest = VmFixture;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -81,8 +73,7 @@ constexpr const char* kReads = "block_hasher -d __DEV__ -b 1048576 -t 1 -n 4 --d
 TEST_F(StapCompatTest, AllModulesUnwindsThroughTheGuestsMdModules) {
   const std::string script = VM_SCRIPTS_DIR "/scripts/md_backtrace.stp";
   expect_unwound_through_md(
-      run_iotap({"run", script, "--all-modules", "--target", "vm", "--stack", kStack, "-c", kReads},
-                tmp_.path()));
+      iotap({"run", script, "--all-modules", "--target", "vm", "--stack", kStack, "-c", kReads}));
 }
 
 // -d MODULE by name, as on a real machine: the guest kernel's raid0 and md_mod, and stap's own
@@ -90,15 +81,14 @@ TEST_F(StapCompatTest, AllModulesUnwindsThroughTheGuestsMdModules) {
 // 'stap -d kernel'", as it would on a real machine).
 TEST_F(StapCompatTest, DashDNamesTheGuestsModules) {
   const std::string script = VM_SCRIPTS_DIR "/scripts/md_backtrace.stp";
-  expect_unwound_through_md(run_iotap({"run", script, "-d", "raid0", "-d", "md_mod", "-d", "kernel",
-                                       "--target", "vm", "--stack", kStack, "-c", kReads},
-                                      tmp_.path()));
+  expect_unwound_through_md(iotap({"run", script, "-d", "raid0", "-d", "md_mod", "-d", "kernel",
+                                   "--target", "vm", "--stack", kStack, "-c", kReads}));
 }
 
 // run --help's example of stap's options, run as written, with a my.stp that prints what it got:
 // its -G once named `limit`, a SystemTap keyword no script can declare.
 TEST_F(StapCompatTest, RunHelpsStapOptionsExampleRuns) {
-  const Captured help = run_iotap({"run", "--help"}, tmp_.path());
+  const Captured help = iotap({"run", "--help"});
   ASSERT_EQ(help.status.code, 0);
   std::vector<std::string> example;
   for (const auto& line : lines_of(help.out)) {
@@ -127,7 +117,7 @@ TEST_F(StapCompatTest, RunHelpsStapOptionsExampleRuns) {
   write_file(script, "global " + name + " = 0\nprobe begin {\n  printf(\"%s %d %d\\n\", @1, $2, " +
                          name + ")\n  exit()\n}\n");
   example[1] = script;
-  const Captured run = run_iotap(example, tmp_.path());
+  const Captured run = iotap(example);
   ASSERT_EQ(run.status.code, 0) << run.err;
   EXPECT_EQ(run.out, args[0] + " " + args[1] + " " + value + "\n") << run.err;
 }

@@ -5,15 +5,13 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 
-#include "iotap/util/temp_dir.h"
-#include "iotap_cli.h"
+#include "vm_fixture.h"
 
 namespace iotap::test {
 namespace {
@@ -27,13 +25,8 @@ struct DdRun {
   double seconds = 0;                     // dd's own elapsed time
 };
 
-class SyscallRequestsTest : public ::testing::Test {
+class SyscallRequestsTest : public VmFixture {
  protected:
-  void SetUp() override { require_guest_tools(); }
-  void TearDown() override {
-    EXPECT_TRUE(std::filesystem::is_empty(tmp_.path())) << "iotap left files in its temp directory";
-  }
-
   DdRun run_dd(const std::vector<std::string>& verb, const std::string& stack,
                const std::string& command) {
     std::vector<std::string> args = verb;
@@ -42,7 +35,7 @@ class SyscallRequestsTest : public ::testing::Test {
     args.emplace_back("-c");
     args.push_back(command);
     DdRun out;
-    out.run = run_iotap(args, tmp_.path());
+    out.run = iotap(args);
     EXPECT_EQ(out.run.status.code, 0) << out.run.err;
     try {
       out.result = json::parse(out.run.out);
@@ -67,8 +60,6 @@ class SyscallRequestsTest : public ::testing::Test {
     ADD_FAILURE() << "no " << op << " requests in " << result["requests"].dump();
     return nullptr;
   }
-
-  TempDir tmp_{"iotap-syscall-test"};
 };
 
 // The issue's own command: dd names the slow member, its reads are attributed, and the share
@@ -95,66 +86,6 @@ TEST_F(SyscallRequestsTest, DdReadingTheIncidentIsAttributedReadByRead) {
   EXPECT_NE(dd.run.err.find("following dd's I/O system calls (it has no USDT probes iotap knows)"),
             std::string::npos)
       << dd.run.err;
-}
-
-// raid1 writes fan out to both legs and complete with the slower: the slow leg is named.
-TEST_F(SyscallRequestsTest, DirectWritesOnRaid1NameTheSlowLeg) {
-  const DdRun dd = run_dd({"diagnose"}, "raid1(ram, delay(ram, 20ms))",
-                          "dd if=/dev/zero of=__DEV__ bs=64k count=64 oflag=direct");
-  const json& r = dd.result;
-  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
-  const json* writes = kind(r, "write");
-  ASSERT_NE(writes, nullptr);
-  EXPECT_EQ((*writes)["count"], dd.records_out);
-  EXPECT_EQ((*writes)["without_block_io"], 0);
-  ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
-  const auto& slow = r["verdict"]["slow_members"][0];
-  EXPECT_EQ(slow["spec"], "delay(ram,20ms)");
-  EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.5);
-  // Both legs wrote every write: 64 writes of 64 KiB each (and md's own superblock update).
-  for (const auto& d : r["devices"])
-    if (d["parent"] == "md0") {
-      EXPECT_GE(d["bytes"].get<uint64_t>(), 64U * 65536) << d.dump();
-    }
-}
-
-// Buffered writes reach no device; the fsync that writes them back carries their time.
-TEST_F(SyscallRequestsTest, BufferedWritesThenFsyncChargeTheFsync) {
-  const DdRun dd = run_dd({"attribute", "--slowest", "1"}, "raid1(ram, delay(ram, 20ms))",
-                          "dd if=/dev/zero of=__DEV__ bs=4k count=64 conv=fsync");
-  const json& r = dd.result;
-  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
-  const json* writes = kind(r, "write");
-  const json* flushes = kind(r, "flush");
-  ASSERT_TRUE(writes != nullptr && flushes != nullptr);
-  EXPECT_EQ((*writes)["count"], 64);
-  EXPECT_EQ((*writes)["without_block_io"], 64);  // buffered: the page cache took them
-  EXPECT_EQ((*flushes)["count"], 1);
-  EXPECT_EQ((*flushes)["without_block_io"], 0);
-  ASSERT_EQ(r["slowest"].size(), 1U);
-  const auto& fsync = r["slowest"][0];
-  EXPECT_EQ(fsync["call"], "fsync");
-  // It waited on its 64 writes and then its flush: every one of them is on its critical path
-  // (md0's stages stand for 65 bios), the writes through dm-delay, so it took 20 ms at least.
-  EXPECT_GE(fsync["latency_us"].get<double>(), 20'000);
-  uint64_t md0_bios = 0;
-  bool through_delay = false;
-  for (const auto& stage : fsync["stages"]) {
-    if (stage["device"] == "md0") md0_bios += stage["bios"].get<uint64_t>();
-    if (stage["device"] == "dm-0") through_delay = true;
-  }
-  EXPECT_EQ(md0_bios, 65U) << fsync.dump();
-  EXPECT_TRUE(through_delay) << fsync.dump();
-  // Between them, md and dm carry most of the fsync's time.
-  double below = 0;
-  for (const auto& layer : r["layers"])
-    if (layer["name"] == "md" || layer["name"] == "dm") below += layer["share"].get<double>();
-  EXPECT_GT(below, 0.8) << r["layers"].dump();
-  // The fsync wrote the 64 pages back itself: md0 carried at least their 256 KiB.
-  for (const auto& d : r["devices"])
-    if (d["name"] == "md0") {
-      EXPECT_GE(d["bytes"].get<uint64_t>(), 64U * 4096);
-    }
 }
 
 // Disks with a volatile write cache (null_blk's cache=) take the flushes and FUA writes the
@@ -207,25 +138,6 @@ TEST_F(SyscallRequestsTest, AnFsyncsFlushReachesEveryLegAndWaitsOnTheSlowOne) {
     }
 }
 
-TEST_F(SyscallRequestsTest, DsyncDirectWritesOnCachedDisksNameTheSlowLeg) {
-  const DdRun dd = run_dd({"diagnose"}, kCachedLegs,
-                          "dd if=/dev/zero of=__DEV__ bs=4k count=64 oflag=direct,dsync");
-  const json& r = dd.result;
-  ASSERT_EQ(dd.records_out, 64) << dd.run.err;
-  const json* writes = kind(r, "write");
-  ASSERT_NE(writes, nullptr);
-  EXPECT_EQ((*writes)["count"], 64);
-  EXPECT_EQ((*writes)["without_block_io"], 0);
-  // Each write waited for the slow leg's disk itself: FUA, not a write and a separate flush.
-  EXPECT_GE((*writes)["latency_us"]["p50"].get<double>(), 20'000) << writes->dump();
-  EXPECT_EQ(r["requests"]["kinds"].size(), 1U) << r["requests"].dump();
-  ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
-  const auto& slow = r["verdict"]["slow_members"][0];
-  EXPECT_EQ(slow["name"], "nullb1");  // the slow disk itself, under md0's member dm-0
-  EXPECT_EQ(slow["member"], "dm-0");
-  EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.5);
-}
-
 // fio, as storage engineers run it: two job processes (fio forks them) reading 64 KiB at random
 // with pread (psync), O_DIRECT. fio's own JSON report is the ground truth: iotap's count of
 // reads is fio's, and iotap's mean read latency (the system call's start to its end) agrees
@@ -265,40 +177,6 @@ TEST_F(SyscallRequestsTest, FiosOwnReportAgreesWithIotap) {
   EXPECT_NEAR(mean_us, fio_mean_us, 0.05 * fio_mean_us);
   ASSERT_EQ(r["verdict"]["slow_members"].size(), 1U) << r["verdict"].dump();
   EXPECT_EQ(r["verdict"]["slow_members"][0]["spec"], "delay(ram,20ms)");
-}
-
-// A statically linked program (busybox) reading through the page cache: readahead serves most
-// reads, which are counted as having reached no device rather than charged to "before submit".
-TEST_F(SyscallRequestsTest, AStaticProgramsBufferedReadsAreCountedHonestly) {
-  const DdRun dd = run_dd({"attribute"}, "raid0(ram*3, delay(ram, 5ms))",
-                          "busybox dd if=__DEV__ of=/dev/null bs=4k count=256");
-  const json& r = dd.result;
-  EXPECT_EQ(r["requests"]["source"], "syscall");
-  ASSERT_EQ(dd.records_in, 256) << dd.run.err;
-  const json* reads = kind(r, "read");
-  ASSERT_NE(reads, nullptr);
-  EXPECT_EQ((*reads)["count"], 256);
-  const int cached = (*reads)["without_block_io"];
-  EXPECT_GT(cached, 128);  // readahead fetched ahead of dd: most reads found their pages
-  EXPECT_LT(cached, 256);  // and some waited on the bios they (or readahead in them) queued
-}
-
-// No data is no verdict: a program whose I/O never touches the stack gets "verdict: none", what
-// was not seen, what to check, and exit 3, not "no slow member".
-TEST_F(SyscallRequestsTest, AProgramThatNeverTouchesTheStackGetsNoVerdict) {
-  const auto run = run_iotap({"diagnose", "--target", "vm", "--stack", "raid0(ram*2)", "-c",
-                              "dd if=/dev/zero of=/dev/null bs=4k count=16"},
-                             tmp_.path());
-  EXPECT_EQ(run.status.code, 3) << run.out << run.err;
-  EXPECT_EQ(run.out.find("no slow member"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("verdict: none: no I/O seen: no read, write or fsync system call on the "
-                         "stack and no block I/O, so nothing to attribute (does the program read "
-                         "or write the stack's top device, __DEV__ in -c, or a file on it?)"),
-            std::string::npos)
-      << run.out;
-  EXPECT_NE(run.out.find("dd exited with status 0"), std::string::npos) << run.out;
-  EXPECT_NE(run.err.find("\niotap: nothing to attribute: no I/O seen"), std::string::npos)
-      << run.err;
 }
 
 }  // namespace
