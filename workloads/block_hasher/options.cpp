@@ -50,6 +50,30 @@ HashKind parse_hash(std::string_view name) {
   throw UsageError("unknown hash '" + std::string(name) + "'", "use --hash sha1 or --hash xxh3");
 }
 
+// What a run cannot do without, and what it refuses together.
+void check_complete(const Options& options, bool have_device) {
+  if (!have_device) {
+    throw UsageError("missing -d DEVICE",
+                     "give the block device or file to read, e.g. -d /dev/md0");
+  }
+  if (options.device.empty()) {
+    throw UsageError("empty device path",
+                     "give the block device or file to read, e.g. -d /dev/md0");
+  }
+  if (options.block_size == 0) {
+    throw UsageError("missing -b BLOCK_SIZE",
+                     "give the size of each read in bytes, e.g. -b 1048576");
+  }
+  if (options.threads == 0) {
+    throw UsageError("missing -t THREADS", "give the number of reader threads, e.g. -t 8");
+  }
+  if (options.direct && options.block_size % kDirectAlignment != 0) {
+    throw UsageError("with --direct the block size must be a multiple of 512, got " +
+                         std::to_string(options.block_size),
+                     "use e.g. -b 4096, or drop --direct");
+  }
+}
+
 }  // namespace
 
 const char* hash_name(HashKind kind) {
@@ -138,26 +162,7 @@ Options parse_options(int argc, char* const* argv) {
     throw UsageError(std::string("unexpected argument '") + argv[optind] + "'",
                      "the device goes after -d; see block_hasher --help");
   }
-  if (!have_device) {
-    throw UsageError("missing -d DEVICE",
-                     "give the block device or file to read, e.g. -d /dev/md0");
-  }
-  if (options.device.empty()) {
-    throw UsageError("empty device path",
-                     "give the block device or file to read, e.g. -d /dev/md0");
-  }
-  if (options.block_size == 0) {
-    throw UsageError("missing -b BLOCK_SIZE",
-                     "give the size of each read in bytes, e.g. -b 1048576");
-  }
-  if (options.threads == 0) {
-    throw UsageError("missing -t THREADS", "give the number of reader threads, e.g. -t 8");
-  }
-  if (options.direct && options.block_size % kDirectAlignment != 0) {
-    throw UsageError("with --direct the block size must be a multiple of 512, got " +
-                         std::to_string(options.block_size),
-                     "use e.g. -b 4096, or drop --direct");
-  }
+  check_complete(options, have_device);
   return options;
 }
 
