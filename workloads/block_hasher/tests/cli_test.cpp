@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "mini_json.h"
+#include "json_count.h"
 #include "test_files.h"
 
 #ifndef BLOCK_HASHER_BIN
@@ -25,6 +25,7 @@
 
 namespace {
 
+using block_hasher_test::count;
 using block_hasher_test::TempDir;
 
 constexpr std::size_t kMiB = 1048576;
@@ -125,28 +126,29 @@ class BlockHasherCli : public ::testing::Test {
   void expect_full_json_run(const Outcome& outcome, int threads, bool xxh3, bool direct) {
     ASSERT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_EQ(outcome.err, "");
-    const mini_json::Value json = mini_json::parse(outcome.out);
-    EXPECT_EQ(json.at("device").text, file_);
-    EXPECT_EQ(json.at("block_size").integer(), kBlock);
-    EXPECT_EQ(json.at("threads").integer(), static_cast<unsigned>(threads));
-    EXPECT_EQ(json.at("blocks").integer(), kMiB / kBlock);
-    EXPECT_EQ(json.at("bytes").integer(), kMiB);
-    EXPECT_EQ(json.at("errors").integer(), 0u);
-    EXPECT_EQ(json.at("hash").text, xxh3 ? "xxh3" : "sha1");
-    EXPECT_EQ(json.at("direct").boolean, direct);
+    const nlohmann::json json = nlohmann::json::parse(outcome.out);
+    EXPECT_EQ(json.at("device").get<std::string>(), file_);
+    EXPECT_EQ(count(json.at("block_size")), kBlock);
+    EXPECT_EQ(count(json.at("threads")), static_cast<unsigned>(threads));
+    EXPECT_EQ(count(json.at("blocks")), kMiB / kBlock);
+    EXPECT_EQ(count(json.at("bytes")), kMiB);
+    EXPECT_EQ(count(json.at("errors")), 0u);
+    EXPECT_EQ(json.at("hash").get<std::string>(), xxh3 ? "xxh3" : "sha1");
+    EXPECT_EQ(json.at("direct").get<bool>(), direct);
     const std::vector<std::string> digests =
         expected_digests(data_, kBlock, threads, kMiB / kBlock, xxh3);
-    const mini_json::Value& per_thread = json.at("per_thread");
-    ASSERT_EQ(per_thread.items.size(), static_cast<std::size_t>(threads));
+    const nlohmann::json& per_thread = json.at("per_thread");
+    ASSERT_EQ(per_thread.size(), static_cast<std::size_t>(threads));
     std::set<unsigned long long> tids;
     std::uint64_t bytes = 0;
     for (int t = 0; t < threads; ++t) {
-      const mini_json::Value& thread = per_thread.at(static_cast<std::size_t>(t));
-      EXPECT_EQ(thread.at("thread").integer(), static_cast<unsigned>(t));
-      EXPECT_EQ(thread.at("errors").integer(), 0u);
-      EXPECT_EQ(thread.at("digest").text, digests[static_cast<std::size_t>(t)]) << "thread " << t;
-      tids.insert(thread.at("tid").integer());
-      bytes += thread.at("bytes").integer();
+      const nlohmann::json& thread = per_thread.at(static_cast<std::size_t>(t));
+      EXPECT_EQ(count(thread.at("thread")), static_cast<unsigned>(t));
+      EXPECT_EQ(count(thread.at("errors")), 0u);
+      EXPECT_EQ(thread.at("digest").get<std::string>(), digests[static_cast<std::size_t>(t)])
+          << "thread " << t;
+      tids.insert(count(thread.at("tid")));
+      bytes += count(thread.at("bytes"));
     }
     EXPECT_EQ(bytes, kMiB);
     EXPECT_EQ(tids.size(), static_cast<std::size_t>(threads)) << "each thread has its own tid";
@@ -160,10 +162,10 @@ class BlockHasherCli : public ::testing::Test {
 TEST_F(BlockHasherCli, JsonRunMatchesIndependentSha1) {
   const Outcome outcome = run(dir_, {"-d", file_, "-t", "4", "-b", "65536", "--json"});
   expect_full_json_run(outcome, 4, false, false);
-  const mini_json::Value json = mini_json::parse(outcome.out);
+  const nlohmann::json json = nlohmann::json::parse(outcome.out);
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(json.at("per_thread").at(t).at("blocks").integer(), 4u);
-    EXPECT_EQ(json.at("per_thread").at(t).at("bytes").integer(), 4 * kBlock);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), 4u);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("bytes")), 4 * kBlock);
   }
 }
 
@@ -176,13 +178,13 @@ TEST_F(BlockHasherCli, JsonRunMatchesIndependentXxh3) {
 TEST_F(BlockHasherCli, BlockCountSplitsUnevenly) {
   const Outcome outcome = run(dir_, {"-d", file_, "-t", "4", "-b", "65536", "-n", "10", "--json"});
   ASSERT_EQ(outcome.status, 0) << outcome.err;
-  const mini_json::Value json = mini_json::parse(outcome.out);
-  EXPECT_EQ(json.at("blocks").integer(), 10u);
+  const nlohmann::json json = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(count(json.at("blocks")), 10u);
   const std::vector<std::string> digests = expected_digests(data_, kBlock, 4, 10, false);
   const unsigned expected_blocks[] = {3, 3, 2, 2};
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(json.at("per_thread").at(t).at("blocks").integer(), expected_blocks[t]);
-    EXPECT_EQ(json.at("per_thread").at(t).at("digest").text, digests[t]);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), expected_blocks[t]);
+    EXPECT_EQ(json.at("per_thread").at(t).at("digest").get<std::string>(), digests[t]);
   }
 }
 
@@ -216,7 +218,7 @@ TEST_F(BlockHasherCli, DeviceNameIsEscapedInJson) {
   block_hasher_test::write_file(odd, data_);
   const Outcome outcome = run(dir_, {"-d", odd, "-t", "1", "-b", "65536", "--json"});
   ASSERT_EQ(outcome.status, 0) << outcome.err;
-  EXPECT_EQ(mini_json::parse(outcome.out).at("device").text, odd);
+  EXPECT_EQ(nlohmann::json::parse(outcome.out).at("device").get<std::string>(), odd);
 }
 
 TEST_F(BlockHasherCli, DirectWorksOrSaysWhyNot) {
@@ -292,11 +294,11 @@ TEST_F(BlockHasherCli, ShortReadsAreCountedAndExitOne) {
   if (attribute.empty()) GTEST_SKIP() << "no sysfs attribute to produce short reads";
   const Outcome outcome = run(dir_, {"-d", attribute, "-t", "2", "-b", "512", "-n", "2", "--json"});
   EXPECT_EQ(outcome.status, 1) << outcome.err;
-  const mini_json::Value json = mini_json::parse(outcome.out);
-  EXPECT_EQ(json.at("errors").integer(), 2u);
-  EXPECT_EQ(json.at("blocks").integer(), 0u);
-  EXPECT_EQ(json.at("per_thread").at(0).at("errors").integer(), 1u);
-  EXPECT_EQ(json.at("per_thread").at(1).at("errors").integer(), 1u);
+  const nlohmann::json json = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(count(json.at("errors")), 2u);
+  EXPECT_EQ(count(json.at("blocks")), 0u);
+  EXPECT_EQ(count(json.at("per_thread").at(0).at("errors")), 1u);
+  EXPECT_EQ(count(json.at("per_thread").at(1).at("errors")), 1u);
 }
 
 }  // namespace
