@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <string_view>
@@ -100,7 +101,7 @@ std::string usage() {
 }
 
 Options parse_options(int argc, char* const* argv) {
-  static const option kLongOptions[] = {
+  static const std::array<option, 9> kLongOptions = {{
       {"device", required_argument, nullptr, 'd'},
       {"block-size", required_argument, nullptr, 'b'},
       {"threads", required_argument, nullptr, 't'},
@@ -110,7 +111,7 @@ Options parse_options(int argc, char* const* argv) {
       {"json", no_argument, nullptr, kOptJson},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
-  };
+  }};
 
   Options options;
   bool have_device = false;
@@ -121,7 +122,7 @@ Options parse_options(int argc, char* const* argv) {
   optind = 0;
   opterr = 0;
   int opt = 0;
-  while ((opt = getopt_long(argc, argv, ":d:b:t:n:h", kLongOptions, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":d:b:t:n:h", kLongOptions.data(), nullptr)) != -1) {
     switch (opt) {
       case 'd':
         options.device = optarg;

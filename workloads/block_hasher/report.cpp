@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -10,27 +11,25 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// `value` rounded to `places` decimals as printf rounds them: the precision the output promises
-// (and the values it printed with "%.6f" and "%.3f" before it was written with nlohmann::json),
-// without the digits of a double's binary expansion.
-double decimals(double value, int places) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.*f", places, value);
-  return std::strtod(text, nullptr);
+std::string format(const char* fmt, double value) {
+  std::array<char, 64> text{};
+  std::snprintf(text.data(), text.size(), fmt, value);
+  return text.data();
 }
 
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof(text), fmt, value);
-  return text;
+// `value` rounded as `fmt` ("%.6f") rounds it: the precision the output promises (and the
+// values it printed with "%.6f" and "%.3f" before it was written with nlohmann::json), without
+// the digits of a double's binary expansion.
+double rounded(const char* fmt, double value) {
+  return std::strtod(format(fmt, value).c_str(), nullptr);
 }
 
 // 1 decimal in the largest binary unit that keeps the number >= 1.
 std::string human_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
+  static constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  auto value = static_cast<double>(bytes);
   std::size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+  while (value >= 1024 && unit + 1 < kUnits.size()) {
     value /= 1024;
     ++unit;
   }
@@ -69,14 +68,15 @@ std::string format_text(const Options& options, const RunResult& result) {
 std::string format_json(const Options& options, const RunResult& result) {
   Json per_thread = Json::array();
   for (const ThreadResult& thread : result.threads) {
-    per_thread.push_back({{"thread", thread.index},
-                          {"tid", thread.tid},
-                          {"blocks", thread.blocks},
-                          {"bytes", thread.bytes},
-                          {"seconds", decimals(thread.seconds, 6)},
-                          {"mb_per_s", decimals(mib_per_second(thread.bytes, thread.seconds), 3)},
-                          {"errors", thread.errors},
-                          {"digest", thread.digest}});
+    per_thread.push_back(
+        {{"thread", thread.index},
+         {"tid", thread.tid},
+         {"blocks", thread.blocks},
+         {"bytes", thread.bytes},
+         {"seconds", rounded("%.6f", thread.seconds)},
+         {"mb_per_s", rounded("%.3f", mib_per_second(thread.bytes, thread.seconds))},
+         {"errors", thread.errors},
+         {"digest", thread.digest}});
   }
   const Json json{{"device", options.device},
                   {"block_size", options.block_size},
@@ -86,8 +86,8 @@ std::string format_json(const Options& options, const RunResult& result) {
                   {"bytes", result.bytes},
                   {"hash", hash_name(options.hash)},
                   {"direct", options.direct},
-                  {"seconds", decimals(result.seconds, 6)},
-                  {"mb_per_s", decimals(mib_per_second(result.bytes, result.seconds), 3)},
+                  {"seconds", rounded("%.6f", result.seconds)},
+                  {"mb_per_s", rounded("%.3f", mib_per_second(result.bytes, result.seconds))},
                   {"errors", result.errors},
                   {"per_thread", std::move(per_thread)}};
   // A device path is whatever bytes the user gave: those that are not UTF-8 become U+FFFD, so

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -51,6 +52,7 @@ Outcome run(const TempDir& dir, const std::vector<std::string>& args) {
   std::vector<std::string> storage{BLOCK_HASHER_BIN};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
@@ -82,22 +84,21 @@ std::vector<std::string> expected_digests(const std::vector<std::byte>& data, st
     XXH3_state_t* x = XXH3_createState();
     EVP_DigestInit_ex(sha1, EVP_sha1(), nullptr);
     XXH3_64bits_reset(x);
-    for (std::size_t b = static_cast<std::size_t>(t); b < blocks;
-         b += static_cast<std::size_t>(threads)) {
+    for (auto b = static_cast<std::size_t>(t); b < blocks; b += static_cast<std::size_t>(threads)) {
       EVP_DigestUpdate(sha1, data.data() + b * block, block);
       XXH3_64bits_update(x, data.data() + b * block, block);
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
     unsigned int length = 0;
-    EVP_DigestFinal_ex(sha1, md, &length);
-    char hex[2 * EVP_MAX_MD_SIZE + 1] = {};
+    EVP_DigestFinal_ex(sha1, md.data(), &length);
+    std::array<char, 2 * EVP_MAX_MD_SIZE + 1> hex{};
     if (xxh3) {
-      std::snprintf(hex, sizeof(hex), "%016llx",
+      std::snprintf(hex.data(), hex.size(), "%016llx",
                     static_cast<unsigned long long>(XXH3_64bits_digest(x)));
     } else {
-      for (unsigned int i = 0; i < length; ++i) std::snprintf(hex + 2 * i, 3, "%02x", md[i]);
+      for (std::size_t i = 0; i < length; ++i) std::snprintf(hex.data() + 2 * i, 3, "%02x", md[i]);
     }
-    digests.emplace_back(hex);
+    digests.emplace_back(hex.data());
     XXH3_freeState(x);
     EVP_MD_CTX_free(sha1);
   }
@@ -109,7 +110,7 @@ void expect_usage_error(const Outcome& outcome, const std::string& fragment) {
   EXPECT_EQ(outcome.status, 2) << outcome.err;
   EXPECT_EQ(outcome.out, "");
   ASSERT_FALSE(outcome.err.empty());
-  EXPECT_EQ(outcome.err.rfind("block_hasher: ", 0), 0u) << outcome.err;
+  EXPECT_EQ(outcome.err.rfind("block_hasher: ", 0), 0U) << outcome.err;
   EXPECT_EQ(outcome.err.find('\n'), outcome.err.size() - 1) << outcome.err;
   EXPECT_EQ(outcome.err.substr(outcome.err.size() - 2), ")\n") << outcome.err;
   EXPECT_NE(outcome.err.find(fragment), std::string::npos) << outcome.err;
@@ -132,7 +133,7 @@ class BlockHasherCli : public ::testing::Test {
     EXPECT_EQ(count(json.at("threads")), static_cast<unsigned>(threads));
     EXPECT_EQ(count(json.at("blocks")), kMiB / kBlock);
     EXPECT_EQ(count(json.at("bytes")), kMiB);
-    EXPECT_EQ(count(json.at("errors")), 0u);
+    EXPECT_EQ(count(json.at("errors")), 0U);
     EXPECT_EQ(json.at("hash").get<std::string>(), xxh3 ? "xxh3" : "sha1");
     EXPECT_EQ(json.at("direct").get<bool>(), direct);
     const std::vector<std::string> digests =
@@ -144,7 +145,7 @@ class BlockHasherCli : public ::testing::Test {
     for (int t = 0; t < threads; ++t) {
       const nlohmann::json& thread = per_thread.at(static_cast<std::size_t>(t));
       EXPECT_EQ(count(thread.at("thread")), static_cast<unsigned>(t));
-      EXPECT_EQ(count(thread.at("errors")), 0u);
+      EXPECT_EQ(count(thread.at("errors")), 0U);
       EXPECT_EQ(thread.at("digest").get<std::string>(), digests[static_cast<std::size_t>(t)])
           << "thread " << t;
       tids.insert(count(thread.at("tid")));
@@ -164,7 +165,7 @@ TEST_F(BlockHasherCli, JsonRunMatchesIndependentSha1) {
   expect_full_json_run(outcome, 4, false, false);
   const nlohmann::json json = nlohmann::json::parse(outcome.out);
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), 4u);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), 4U);
     EXPECT_EQ(count(json.at("per_thread").at(t).at("bytes")), 4 * kBlock);
   }
 }
@@ -179,9 +180,9 @@ TEST_F(BlockHasherCli, BlockCountSplitsUnevenly) {
   const Outcome outcome = run(dir_, {"-d", file_, "-t", "4", "-b", "65536", "-n", "10", "--json"});
   ASSERT_EQ(outcome.status, 0) << outcome.err;
   const nlohmann::json json = nlohmann::json::parse(outcome.out);
-  EXPECT_EQ(count(json.at("blocks")), 10u);
+  EXPECT_EQ(count(json.at("blocks")), 10U);
   const std::vector<std::string> digests = expected_digests(data_, kBlock, 4, 10, false);
-  const unsigned expected_blocks[] = {3, 3, 2, 2};
+  const std::array<unsigned, 4> expected_blocks = {3, 3, 2, 2};
   for (std::size_t t = 0; t < 4; ++t) {
     EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), expected_blocks[t]);
     EXPECT_EQ(json.at("per_thread").at(t).at("digest").get<std::string>(), digests[t]);
@@ -194,15 +195,15 @@ TEST_F(BlockHasherCli, TextOutputHasThreadLinesAndTotal) {
   std::istringstream in(outcome.out);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 5u) << outcome.out;
+  ASSERT_EQ(lines.size(), 5U) << outcome.out;
   const std::vector<std::string> digests = expected_digests(data_, kBlock, 4, 16, false);
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(lines[t].rfind("thread " + std::to_string(t) + ": 4 blocks, 256.0 KiB in ", 0), 0u)
+    EXPECT_EQ(lines[t].rfind("thread " + std::to_string(t) + ": 4 blocks, 256.0 KiB in ", 0), 0U)
         << lines[t];
     const std::string tail = ", 0 errors, sha1 " + digests[t];
     EXPECT_EQ(lines[t].substr(lines[t].size() - tail.size()), tail) << lines[t];
   }
-  EXPECT_EQ(lines[4].rfind("total: 16 blocks, 1.0 MiB in ", 0), 0u) << lines[4];
+  EXPECT_EQ(lines[4].rfind("total: 16 blocks, 1.0 MiB in ", 0), 0U) << lines[4];
 }
 
 TEST_F(BlockHasherCli, PartialLastBlockIsNotRead) {
@@ -275,7 +276,7 @@ TEST_F(BlockHasherCli, PermissionDenied) {
 TEST_F(BlockHasherCli, Help) {
   const Outcome outcome = run(dir_, {"--help"});
   EXPECT_EQ(outcome.status, 0);
-  EXPECT_EQ(outcome.out.rfind("usage: block_hasher", 0), 0u) << outcome.out;
+  EXPECT_EQ(outcome.out.rfind("usage: block_hasher", 0), 0U) << outcome.out;
   EXPECT_EQ(outcome.err, "");
 }
 
@@ -295,10 +296,10 @@ TEST_F(BlockHasherCli, ShortReadsAreCountedAndExitOne) {
   const Outcome outcome = run(dir_, {"-d", attribute, "-t", "2", "-b", "512", "-n", "2", "--json"});
   EXPECT_EQ(outcome.status, 1) << outcome.err;
   const nlohmann::json json = nlohmann::json::parse(outcome.out);
-  EXPECT_EQ(count(json.at("errors")), 2u);
-  EXPECT_EQ(count(json.at("blocks")), 0u);
-  EXPECT_EQ(count(json.at("per_thread").at(0).at("errors")), 1u);
-  EXPECT_EQ(count(json.at("per_thread").at(1).at("errors")), 1u);
+  EXPECT_EQ(count(json.at("errors")), 2U);
+  EXPECT_EQ(count(json.at("blocks")), 0U);
+  EXPECT_EQ(count(json.at("per_thread").at(0).at("errors")), 1U);
+  EXPECT_EQ(count(json.at("per_thread").at(1).at("errors")), 1U);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ RunResult sample_result() {
   RunResult result;
   result.planned_blocks = 17;
   result.blocks = 16;
-  result.bytes = 16 * 1048576;
+  result.bytes = std::uint64_t{16} * 1048576;
   result.errors = 1;
   result.seconds = 2;
   for (int i = 0; i < 2; ++i) {
@@ -36,7 +36,7 @@ RunResult sample_result() {
     thread.index = i;
     thread.tid = 1000 + i;
     thread.blocks = 8;
-    thread.bytes = 8 * 1048576;
+    thread.bytes = std::uint64_t{8} * 1048576;
     thread.errors = static_cast<std::uint64_t>(i);
     thread.seconds = 0.5;
     // A new string moved in, not a literal assigned: GCC 12 at -O3 (Release) calls the literal's
@@ -75,26 +75,26 @@ TEST(BlockHasherReport, JsonHasTheDocumentedShape) {
   const nlohmann::json json =
       nlohmann::json::parse(format_json(sample_options(device), sample_result()));
   EXPECT_EQ(json.at("device").get<std::string>(), device);
-  EXPECT_EQ(count(json.at("block_size")), 1048576u);
-  EXPECT_EQ(count(json.at("threads")), 2u);
-  EXPECT_EQ(count(json.at("blocks")), 16u);
-  EXPECT_EQ(count(json.at("requested_blocks")), 17u);
-  EXPECT_EQ(count(json.at("bytes")), 16u * 1048576u);
+  EXPECT_EQ(count(json.at("block_size")), 1048576U);
+  EXPECT_EQ(count(json.at("threads")), 2U);
+  EXPECT_EQ(count(json.at("blocks")), 16U);
+  EXPECT_EQ(count(json.at("requested_blocks")), 17U);
+  EXPECT_EQ(count(json.at("bytes")), 16U * 1048576U);
   EXPECT_EQ(json.at("hash").get<std::string>(), "sha1");
   EXPECT_TRUE(json.at("direct").is_boolean());
   EXPECT_FALSE(json.at("direct").get<bool>());
   EXPECT_DOUBLE_EQ(json.at("seconds").get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(json.at("mb_per_s").get<double>(), 8.0);  // 16 MiB in 2 s
-  EXPECT_EQ(count(json.at("errors")), 1u);
+  EXPECT_EQ(count(json.at("errors")), 1U);
   const nlohmann::json& threads = json.at("per_thread");
-  ASSERT_EQ(threads.size(), 2u);
-  EXPECT_EQ(count(threads.at(1).at("thread")), 1u);
-  EXPECT_EQ(count(threads.at(1).at("tid")), 1001u);
-  EXPECT_EQ(count(threads.at(1).at("blocks")), 8u);
-  EXPECT_EQ(count(threads.at(1).at("bytes")), 8u * 1048576u);
+  ASSERT_EQ(threads.size(), 2U);
+  EXPECT_EQ(count(threads.at(1).at("thread")), 1U);
+  EXPECT_EQ(count(threads.at(1).at("tid")), 1001U);
+  EXPECT_EQ(count(threads.at(1).at("blocks")), 8U);
+  EXPECT_EQ(count(threads.at(1).at("bytes")), 8U * 1048576U);
   EXPECT_DOUBLE_EQ(threads.at(1).at("seconds").get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(threads.at(1).at("mb_per_s").get<double>(), 16.0);
-  EXPECT_EQ(count(threads.at(1).at("errors")), 1u);
+  EXPECT_EQ(count(threads.at(1).at("errors")), 1U);
   EXPECT_EQ(threads.at(1).at("digest").get<std::string>(), "bb");
 }
 
@@ -111,10 +111,10 @@ TEST(BlockHasherReport, TextHasALinePerThreadAndATotal) {
   std::istringstream in(text);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 3u) << text;
+  ASSERT_EQ(lines.size(), 3U) << text;
   EXPECT_EQ(lines[0], "thread 0: 8 blocks, 8.0 MiB in 0.500 s, 16.0 MiB/s, 0 errors, sha1 aa");
   EXPECT_EQ(lines[1], "thread 1: 8 blocks, 8.0 MiB in 0.500 s, 16.0 MiB/s, 1 errors, sha1 bb");
-  EXPECT_EQ(lines[2].rfind("total: 16 blocks, 16.0 MiB in 2.000 s, 8.0 MiB/s, 1 errors", 0), 0u)
+  EXPECT_EQ(lines[2].rfind("total: 16 blocks, 16.0 MiB in 2.000 s, 8.0 MiB/s, 1 errors", 0), 0U)
       << lines[2];
 }
 
