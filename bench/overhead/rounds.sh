@@ -15,7 +15,8 @@ set -u
 rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7
 args="-d $dev -b $bs -t $threads --direct --json"
 
-seconds() { grep -o '"seconds":[0-9.]*' "$1" | head -n 1 | cut -d: -f2; }
+# A JSON number: nlohmann::json writes under 1e-4 with an exponent (5e-05).
+seconds() { grep -o '"seconds":[0-9.eE+-]*' "$1" | head -n 1 | cut -d: -f2; }
 count() { grep -c "$1" "$2"; }
 # The stream's events: lines "KIND TS ...", not the header or the tracer's own messages.
 events() { count '^[A-Z][A-Z]* [0-9]' "$1"; }

@@ -4,19 +4,22 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <set>
 #include <string_view>
 #include <vector>
 
+#include "html_axis.h"
 #include "html_parts.h"
 #include "words.h"
 
 namespace iotap::report {
 namespace {
 
+using html_parts::Axis;
 using html_parts::duration;
 using html_parts::escape;
+using html_parts::on_axis;
+using html_parts::widen;
 
 constexpr const char* kBarColour = "#4c78a8";
 constexpr const char* kSlowColour = "#d33";  // the .slow rules' colour below
@@ -199,35 +202,6 @@ std::string stack_section(const Json& a, const Marked& marks) {
   if (devices.empty()) return "";
   return R"(<section id="stack"><h2>The stack</h2><ul class="tree">)" +
          StackTree(devices, marks).items("", 0) + "</ul></section>\n";
-}
-
-// The histograms share one axis, from the lowest range any of them uses to the highest, so that
-// a slow device's bars stand to the right of its siblings'.
-struct Axis {
-  uint64_t from_us = UINT64_MAX;
-  uint64_t to_us = 0;
-};
-
-void widen(Axis& axis, const Json& buckets) {
-  for (const auto& bucket : buckets) {
-    axis.from_us = std::min(axis.from_us, bucket.value("from_us", uint64_t{0}));
-    axis.to_us = std::max(axis.to_us, bucket.value("to_us", uint64_t{0}));
-  }
-}
-
-// The buckets over the whole axis, the ranges they lack counted 0.
-Json on_axis(const Json& buckets, const Axis& axis) {
-  std::map<uint64_t, uint64_t> counts;
-  for (const auto& bucket : buckets)
-    counts[bucket.value("from_us", uint64_t{0})] = bucket.value("count", uint64_t{0});
-  Json out = Json::array();
-  for (uint64_t from = axis.from_us; from < axis.to_us; from = from == 0 ? 1 : from * 2) {
-    const auto count = counts.find(from);
-    out.push_back({{"from_us", from},
-                   {"to_us", from == 0 ? 1 : from * 2},
-                   {"count", count == counts.end() ? 0 : count->second}});
-  }
-  return out;
 }
 
 Json histogram_of(const Json& latency) {

@@ -131,53 +131,41 @@ std::string self_executable() {
   return path.string();
 }
 
-}  // namespace
+// Host `index`'s own iotap, started with its stderr on a pipe; its report and its result go to
+// files in `work`.
+HostRun start_host_run(size_t index, const std::string& target, std::string_view verb,
+                       const std::vector<std::string>& common, const TempDir& work,
+                       const std::string& self) {
+  HostRun run;
+  run.target = target;
+  run.name = run.target.substr(6);  // "ssh://"
+  run.output_path = work / ("host" + std::to_string(index) + ".out");
+  run.result_path = work / ("host" + std::to_string(index) + ".result.json");
+  std::vector<std::string> argv{self, std::string(verb)};
+  // Its own --target and -o, ahead of a "--" (the words after it are the script's).
+  const auto tail = std::ranges::find(common, "--");
+  argv.insert(argv.end(), common.begin(), tail);
+  argv.insert(argv.end(), {"--target", run.target, "-o", run.output_path});
+  argv.insert(argv.end(), tail, common.end());
+  std::array<int, 2> err{};
+  if (::pipe2(err.data(), O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  SpawnOptions options;
+  options.stderr_fd = err[1];
+  options.extra_env.push_back("IOTAP_FLEET_RESULT=" + run.result_path);
+  // Each run stops on its own terms: the fleet passes a stop signal on to all of them.
+  options.new_process_group = true;
+  options.die_with_parent = true;
+  options.activity = "while starting the run on " + run.name;
+  run.pid = spawn(argv, options);
+  ::close(err[1]);
+  run.stderr_fd = err[0];
+  return run;
+}
 
-int run_fleet(std::string_view verb, std::span<const std::string> args,
-              const std::vector<std::string>& targets) {
-  if (!traces(verb))
-    throw UserError("iotap " + std::string(verb) +
-                    " traces nothing: several --target ssh:// hosts are for the tracing verbs");
-  if (verb == "record")
-    throw UserError(
-        "iotap record writes one recording: with several --target ssh:// hosts, record per host "
-        "(-o FILE each)");
-  check_distinct(targets);
-  std::string output_path;
-  bool json = false;
-  const std::vector<std::string> common = per_host_arguments(verb, args, output_path, json);
-  OutputFile out(output_path);  // a bad -o is said before any host is asked anything
-  const TempDir work("iotap-fleet");
-  const std::string self = self_executable();
-
-  std::vector<HostRun> runs(targets.size());
-  for (size_t i = 0; i < targets.size(); ++i) {
-    HostRun& run = runs[i];
-    run.target = targets[i];
-    run.name = run.target.substr(6);  // "ssh://"
-    run.output_path = work / ("host" + std::to_string(i) + ".out");
-    run.result_path = work / ("host" + std::to_string(i) + ".result.json");
-    std::vector<std::string> argv{self, std::string(verb)};
-    // Its own --target and -o, ahead of a "--" (the words after it are the script's).
-    const auto tail = std::ranges::find(common, "--");
-    argv.insert(argv.end(), common.begin(), tail);
-    argv.insert(argv.end(), {"--target", run.target, "-o", run.output_path});
-    argv.insert(argv.end(), tail, common.end());
-    std::array<int, 2> err{};
-    if (::pipe2(err.data(), O_CLOEXEC) != 0)
-      throw std::system_error(errno, std::generic_category(), "pipe2");
-    SpawnOptions options;
-    options.stderr_fd = err[1];
-    options.extra_env.push_back("IOTAP_FLEET_RESULT=" + run.result_path);
-    // Each run stops on its own terms: the fleet passes a stop signal on to all of them.
-    options.new_process_group = true;
-    options.die_with_parent = true;
-    options.activity = "while starting the run on " + run.name;
-    run.pid = spawn(argv, options);
-    ::close(err[1]);
-    run.stderr_fd = err[0];
-  }
-
+// Every host's stderr line by line, prefixed with the host, until all have closed; a stop signal
+// is passed on to every run.
+void forward_stderr(std::vector<HostRun>& runs) {
   std::vector<pollfd> fds;
   fds.reserve(runs.size() + 1);
   for (const auto& run : runs) fds.push_back({run.stderr_fd, POLLIN, 0});
@@ -205,36 +193,67 @@ int run_fleet(std::string_view verb, std::span<const std::string> args,
       }
     }
   }
+}
 
+HostOutcome outcome_of(const HostRun& run) {
+  HostOutcome outcome;
+  outcome.target = run.target;
+  outcome.exit_status = wait_for(run.pid).code;
+  outcome.last_error = run.last_error;
+  std::error_code error;
+  if (std::filesystem::exists(run.output_path, error)) outcome.output = read_file(run.output_path);
+  if (std::filesystem::exists(run.result_path, error))
+    outcome.result_json = read_file(run.result_path);
+  return outcome;
+}
+
+// --json: the fleet's JSON; else each host's report under its name, then the summary.
+std::string fleet_report(std::string_view verb, bool json,
+                         const std::vector<HostOutcome>& outcomes) {
+  if (json)
+    return fleet_json(verb, outcomes)
+               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n";
+  std::string text;
+  for (const auto& outcome : outcomes) {
+    text += "== " + outcome.target.substr(6) + " (exit status " +
+            std::to_string(outcome.exit_status) + ") ==\n";
+    text += outcome.output.empty() ? "(no report)\n" : outcome.output;
+    if (!text.ends_with('\n')) text += '\n';
+    text += '\n';
+  }
+  for (const auto& line : fleet_summary_lines(outcomes)) text += line + "\n";
+  return text;
+}
+
+}  // namespace
+
+int run_fleet(std::string_view verb, std::span<const std::string> args,
+              const std::vector<std::string>& targets) {
+  if (!traces(verb))
+    throw UserError("iotap " + std::string(verb) +
+                    " traces nothing: several --target ssh:// hosts are for the tracing verbs");
+  if (verb == "record")
+    throw UserError(
+        "iotap record writes one recording: with several --target ssh:// hosts, record per host "
+        "(-o FILE each)");
+  check_distinct(targets);
+  std::string output_path;
+  bool json = false;
+  const std::vector<std::string> common = per_host_arguments(verb, args, output_path, json);
+  OutputFile out(output_path);  // a bad -o is said before any host is asked anything
+  const TempDir work("iotap-fleet");
+  const std::string self = self_executable();
+
+  std::vector<HostRun> runs;
+  runs.reserve(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i)
+    runs.push_back(start_host_run(i, targets[i], verb, common, work, self));
+  forward_stderr(runs);
   std::vector<HostOutcome> outcomes;
-  for (auto& run : runs) {
-    HostOutcome outcome;
-    outcome.target = run.target;
-    outcome.exit_status = wait_for(run.pid).code;
-    outcome.last_error = run.last_error;
-    std::error_code error;
-    if (std::filesystem::exists(run.output_path, error))
-      outcome.output = read_file(run.output_path);
-    if (std::filesystem::exists(run.result_path, error))
-      outcome.result_json = read_file(run.result_path);
-    outcomes.push_back(std::move(outcome));
-  }
-  if (json) {
-    out.write(
-        fleet_json(verb, outcomes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-        "\n");
-  } else {
-    std::string text;
-    for (const auto& outcome : outcomes) {
-      text += "== " + outcome.target.substr(6) + " (exit status " +
-              std::to_string(outcome.exit_status) + ") ==\n";
-      text += outcome.output.empty() ? "(no report)\n" : outcome.output;
-      if (!text.ends_with('\n')) text += '\n';
-      text += '\n';
-    }
-    for (const auto& line : fleet_summary_lines(outcomes)) text += line + "\n";
-    out.write(text);
-  }
+  outcomes.reserve(runs.size());
+  for (const auto& run : runs) outcomes.push_back(outcome_of(run));
+  out.write(fleet_report(verb, json, outcomes));
   // Stopped: each host's run reported what it had; the fleet's status says it was stopped.
   if (stop_signal() != 0) return 128 + stop_signal();
   return fleet_exit_status(outcomes);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "note_descriptor.h"
 
@@ -148,10 +149,8 @@ void read_section(Elf_Scn* scn, AddressFormat format, std::optional<std::uint64_
   }
 }
 
-}  // namespace
-
-Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
-  AddressFormat format;
+// The ELF class and byte order: the notes' addresses are read in them.
+std::optional<Unexpected> read_address_format(Elf* elf, AddressFormat& format) {
   switch (gelf_getclass(elf)) {
     case ELFCLASS32:
       format.elf_class = ElfClass::k32;
@@ -176,12 +175,15 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
     default:
       return corrupted("unknown byte order");
   }
+  return std::nullopt;
+}
 
+// How many sections there are: none is an error, whether stripped or truncated.
+std::optional<Unexpected> count_sections(Elf* elf, std::size_t& section_count) {
   GElf_Ehdr ehdr;
   if (gelf_getehdr(elf, &ehdr) == nullptr) {
     return corrupted("cannot read the ELF header");
   }
-  std::size_t section_count = 0;
   if (elf_getshdrnum(elf, &section_count) != 0) {
     return corrupted("cannot count sections");
   }
@@ -197,16 +199,17 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
         "has no section headers, so its USDT notes cannot be found (stripped with sstrip? use "
         "the unstripped binary)"};
   }
+  return std::nullopt;
+}
 
-  std::size_t names_index = 0;
-  if (elf_getshdrstrndx(elf, &names_index) != 0) {
-    return damaged_names("e_shstrndx cannot be read" + libelf_reason());
-  }
-  if (auto problem = check_names_section(elf, names_index, section_count)) {
-    return *problem;
-  }
-  std::vector<Elf_Scn*> note_sections;
-  std::optional<std::uint64_t> base_address;
+struct NoteSections {
+  std::vector<Elf_Scn*> notes;
+  std::optional<std::uint64_t> base_address;  // .stapsdt.base's, when there is one
+};
+
+// The .note.stapsdt sections, found by name; none is an error (no probes, or damaged names).
+std::optional<Unexpected> find_note_sections(Elf* elf, std::size_t names_index,
+                                             std::size_t section_count, NoteSections& found) {
   std::size_t unnamed = 0;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
@@ -220,27 +223,52 @@ Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
     }
     // Relocatable objects can hold several (one per COMDAT group); linking merges them.
     if (name == kNoteSection) {
-      note_sections.push_back(scn);
+      found.notes.push_back(scn);
     }
     if (name == kBaseSection) {
-      base_address = shdr.sh_addr;
+      found.base_address = shdr.sh_addr;
     }
   }
   // An unreadable name may be .note.stapsdt's own: "no probes" would then be a guess.
-  if (note_sections.empty() && unnamed > 0) {
+  if (found.notes.empty() && unnamed > 0) {
     (void)elf_errno();  // libelf's reason for the last name only; the count says more
     return damaged_names(std::to_string(unnamed) + " of " + std::to_string(section_count - 1) +
                          " section names lie outside the section name table");
   }
-  if (note_sections.empty()) {
+  if (found.notes.empty()) {
     return Unexpected{
         "has no USDT probes (no .note.stapsdt section); build it with <sys/sdt.h> probes", true};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<ProbeList> read_stapsdt_notes(Elf* elf) {
+  AddressFormat format;
+  if (auto problem = read_address_format(elf, format)) {
+    return *problem;
+  }
+  std::size_t section_count = 0;
+  if (auto problem = count_sections(elf, section_count)) {
+    return *problem;
+  }
+  std::size_t names_index = 0;
+  if (elf_getshdrstrndx(elf, &names_index) != 0) {
+    return damaged_names("e_shstrndx cannot be read" + libelf_reason());
+  }
+  if (auto problem = check_names_section(elf, names_index, section_count)) {
+    return *problem;
+  }
+  NoteSections sections;
+  if (auto problem = find_note_sections(elf, names_index, section_count, sections)) {
+    return *problem;
   }
 
   ProbeList list;
   int note_index = 0;
-  for (Elf_Scn* scn : note_sections) {
-    read_section(scn, format, base_address, note_index, list);
+  for (Elf_Scn* scn : sections.notes) {
+    read_section(scn, format, sections.base_address, note_index, list);
   }
   if (list.probes.empty() && list.problems.empty()) {
     return Unexpected{

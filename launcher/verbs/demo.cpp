@@ -56,6 +56,38 @@ std::string slow_member_sentence(const SlowMember& slow) {
          " siblings (" + ratio.data() + "x)";
 }
 
+// --json: the stack's devices with their rows of the table, and the slow members.
+Json demo_json(const TargetOptions& options, const TracedRunResult& result,
+               const std::vector<DeviceRow>& rows, const std::vector<SlowMember>& slow) {
+  Json devices = Json::array();
+  for (const auto& device : result.devices) {
+    for (const auto& row : rows) {
+      if (row.device != device.name) continue;
+      devices.push_back({{"name", device.name},
+                         {"spec", device.spec},
+                         {"parent", parent_json(device)},
+                         {"rw", row.rw},
+                         {"ios", row.count},
+                         {"total_us", row.total_us},
+                         {"avg_us", row.avg_us}});
+    }
+  }
+  Json slow_members = Json::array();
+  for (const auto& member : slow) {
+    slow_members.push_back({{"name", member.device.name},
+                            {"spec", member.device.spec},
+                            {"parent", member.parent},
+                            {"avg_us", member.avg_us},
+                            {"siblings_avg_us", member.siblings_avg_us},
+                            {"siblings", member.siblings}});
+  }
+  return Json{{"schema", "iotap.demo/1"},
+              {"stack", options.stack_text},
+              {"devices", devices},
+              {"verdict", {{"slow_members", slow_members}}},
+              {"exit_status", result.exit_status}};
+}
+
 }  // namespace
 
 int demo(Args args) {
@@ -106,34 +138,7 @@ int demo(Args args) {
   const auto slow = find_slow_members(rows, result.devices);
 
   if (options.json) {
-    Json devices = Json::array();
-    for (const auto& device : result.devices) {
-      for (const auto& row : rows) {
-        if (row.device != device.name) continue;
-        devices.push_back({{"name", device.name},
-                           {"spec", device.spec},
-                           {"parent", parent_json(device)},
-                           {"rw", row.rw},
-                           {"ios", row.count},
-                           {"total_us", row.total_us},
-                           {"avg_us", row.avg_us}});
-      }
-    }
-    Json slow_members = Json::array();
-    for (const auto& member : slow) {
-      slow_members.push_back({{"name", member.device.name},
-                              {"spec", member.device.spec},
-                              {"parent", member.parent},
-                              {"avg_us", member.avg_us},
-                              {"siblings_avg_us", member.siblings_avg_us},
-                              {"siblings", member.siblings}});
-    }
-    const Json json{{"schema", "iotap.demo/1"},
-                    {"stack", options.stack_text},
-                    {"devices", devices},
-                    {"verdict", {{"slow_members", slow_members}}},
-                    {"exit_status", result.exit_status}};
-    std::cout << to_text(json);
+    std::cout << to_text(demo_json(options, result, rows, slow));
     return result.exit_status;
   }
   std::printf("\n");

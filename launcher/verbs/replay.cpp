@@ -114,47 +114,59 @@ std::string fidelity_text(const recording::Fidelity& f, const std::string& file,
   return text;
 }
 
-}  // namespace
-
-int replay(Args args) {
+// replay's command line.
+struct ReplayArgs {
   TargetOptions options;
   std::string file;
   std::string pace_text = "recorded";
   std::string device;
   bool allow_writes = false;
   size_t slowest = 0;
+  PerfettoOption perfetto;
+};
+
+// Parses `args` into `a`; false after --help.
+bool parse_replay_options(Args args, ReplayArgs& a) {
   po::options_description visible;
   visible.add_options()("help,h", "show this help");
-  visible.add_options()("pace", po::value(&pace_text)->value_name("recorded|fast|xN"),
+  visible.add_options()("pace", po::value(&a.pace_text)->value_name("recorded|fast|xN"),
                         "how the requests are paced (default: recorded)");
-  visible.add_options()("device", po::value(&device)->value_name("DEV"),
+  visible.add_options()("device", po::value(&a.device)->value_name("DEV"),
                         "the device (or file) to replay on; default with --target vm: the top "
                         "of --stack");
-  visible.add_options()("allow-writes", po::bool_switch(&allow_writes),
+  visible.add_options()("allow-writes", po::bool_switch(&a.allow_writes),
                         "with --target local: replay the recording's writes on --device");
   visible.add_options()(
       "slowest",
       positive_number({"--slowest", "a positive number of requests", "requests", 1'000'000},
-                      [&](uint64_t n) { slowest = static_cast<size_t>(n); })
+                      [&a](uint64_t n) { a.slowest = static_cast<size_t>(n); })
           ->value_name("N"),
       "print the N slowest replayed requests as waterfalls");
-  PerfettoOption perfetto;
-  perfetto.add_to(visible);
-  add_target_options(visible, options, "local");
+  a.perfetto.add_to(visible);
+  add_target_options(visible, a.options, "local");
   po::options_description hidden;
-  hidden.add_options()("recording", po::value(&file));
+  hidden.add_options()("recording", po::value(&a.file));
   po::positional_options_description positional;
   positional.add("recording", 1);
-  if (!parse_options(args, visible, kHelp, &hidden, &positional, exit_status::Verb::kAttribution))
-    return 0;
+  return parse_options(args, visible, kHelp, &hidden, &positional, exit_status::Verb::kAttribution);
+}
+
+}  // namespace
+
+int replay(Args args) {
+  ReplayArgs a;
+  if (!parse_replay_options(args, a)) return 0;
+  TargetOptions& options = a.options;
+  const std::string& file = a.file;
+  const std::string& device = a.device;
   if (file.empty())
     throw UserError(
         "iotap replay needs a recording: iotap replay FILE --target vm --stack SPEC "
         "(iotap record makes one)");
-  const auto pace = recording::parse_pace(pace_text);
+  const auto pace = recording::parse_pace(a.pace_text);
   if (!pace)
     throw UserError(std::string("--pace must be ") + recording::kPaceExpected + ", not '" +
-                    pace_text + "'");
+                    a.pace_text + "'");
   if (!options.command_line.empty() || options.pid)
     throw UserError("iotap replay runs io_replayer itself: leave out -c and -x");
   const bool vm = options.target == Target::kVm;
@@ -166,12 +178,12 @@ int replay(Args args) {
   const recording::Recording recorded = read_recording(file);
   uint64_t writes = 0;
   for (const auto& r : recorded.requests) writes += r.op == 'W' ? 1 : 0;
-  if (writes > 0 && !vm && !allow_writes)
+  if (writes > 0 && !vm && !a.allow_writes)
     throw UserError(file + " writes (" + std::to_string(writes) + " of its requests): add " +
                     "--allow-writes to let the replay overwrite " + device);
 
   std::vector<std::string> command{
-      "io_replayer", "-r", file, "-d", device.empty() ? "__DEV__" : device, "--pace", pace_text};
+      "io_replayer", "-r", file, "-d", device.empty() ? "__DEV__" : device, "--pace", a.pace_text};
   if (writes > 0) command.emplace_back("--allow-writes");
   options.command_line = quoted_command(command);
 
@@ -184,11 +196,11 @@ int replay(Args args) {
                         .start_ns = f.start_ns - f.first_start_ns,
                         .result = f.result});
   };
-  perfetto.taken(hooks);
-  OutputFile::refuse_same_file({&out, perfetto.file()});
-  for (const OutputFile* output : {static_cast<const OutputFile*>(&out), perfetto.file()})
+  a.perfetto.taken(hooks);
+  OutputFile::refuse_same_file({&out, a.perfetto.file()});
+  for (const OutputFile* output : {static_cast<const OutputFile*>(&out), a.perfetto.file()})
     if (output != nullptr) output->refuse_input(file, "the recording it replays");
-  const AttributionRun run = run_attribution(options, slowest, "usdt", hooks);
+  const AttributionRun run = run_attribution(options, a.slowest, "usdt", hooks);
   const recording::Fidelity fidelity = recording::fidelity(
       recorded, std::move(replayed), pace->fast ? std::nullopt : std::optional(pace->speed));
   const AttributionOutcome outcome = attribution_outcome(options, run, /*attribute_reads=*/true);
@@ -197,10 +209,10 @@ int replay(Args args) {
     json["replay"] = fidelity_json(fidelity, file, *pace);
     out.write(to_text(json));
   } else {
-    out.write(report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
+    out.write(report::text(run.result, a.slowest > 0, outcome.why, run.run.kernel_stats) +
               report::overhead_line(run.overhead) + fidelity_text(fidelity, file, *pace));
   }
-  perfetto.write(run_title(options));
+  a.perfetto.write(run_title(options));
   say_nothing_to_answer(run, outcome);
   if (!run.run.interrupted && (fidelity.replayed != fidelity.recorded || !fidelity.order_preserved))
     std::fprintf(stderr,

@@ -7,13 +7,13 @@ iotap_unit_test(block_hasher_core_test
   SOURCES "${_bh_tests}/options_test.cpp" "${_bh_tests}/digest_test.cpp"
           "${_bh_tests}/device_test.cpp" "${_bh_tests}/reader_test.cpp"
           "${_bh_tests}/report_test.cpp"
-  LIBS block_hasher_core OpenSSL::Crypto PkgConfig::XXHASH)
+  LIBS block_hasher_core OpenSSL::Crypto PkgConfig::XXHASH nlohmann_json::nlohmann_json)
 target_include_directories(block_hasher_core_test PRIVATE "${_bh_tests}")
 
 # The binary itself, fork/exec'd by a gtest; its path is compiled in.
 iotap_unit_test(block_hasher_cli_test
   SOURCES "${_bh_tests}/cli_test.cpp"
-  LIBS OpenSSL::Crypto PkgConfig::XXHASH)
+  LIBS OpenSSL::Crypto PkgConfig::XXHASH nlohmann_json::nlohmann_json)
 target_include_directories(block_hasher_cli_test PRIVATE "${_bh_tests}")
 target_compile_definitions(block_hasher_cli_test PRIVATE "BLOCK_HASHER_BIN=\"$<TARGET_FILE:block_hasher>\"")
 add_dependencies(block_hasher_cli_test block_hasher)

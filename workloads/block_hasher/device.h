@@ -20,9 +20,9 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  int fd() const { return fd_; }
-  std::uint64_t size_bytes() const { return size_bytes_; }
-  bool is_block_device() const { return is_block_device_; }
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] std::uint64_t size_bytes() const { return size_bytes_; }
+  [[nodiscard]] bool is_block_device() const { return is_block_device_; }
 
  private:
   Device(int fd, std::uint64_t size_bytes, bool is_block_device)

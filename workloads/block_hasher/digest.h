@@ -21,14 +21,14 @@ class Digest {
   Digest(const Digest&) = delete;
   Digest& operator=(const Digest&) = delete;
 
-  HashKind kind() const { return kind_; }
+  [[nodiscard]] HashKind kind() const { return kind_; }
 
   // Feeds data to the running digest. Throws std::runtime_error if the library fails.
   void update(std::span<const std::byte> data);
 
   // Lowercase hex of the digest of everything fed so far. Does not disturb the running state,
   // so it may be called at any time (the report calls it once, at the end).
-  std::string hex() const;
+  [[nodiscard]] std::string hex() const;
 
   // Lowercase hex of the digest of data alone: the per-block digest for the hash_done probe.
   static std::string hex_of(HashKind kind, std::span<const std::byte> data);

@@ -14,10 +14,12 @@ class UsageError : public std::runtime_error {
   UsageError(const std::string& what, std::string hint)
       : std::runtime_error(what), hint_(std::move(hint)) {}
 
-  const std::string& hint() const { return hint_; }
+  [[nodiscard]] const std::string& hint() const { return hint_; }
 
   // The single stderr line, without the trailing newline.
-  std::string line() const { return "block_hasher: " + std::string(what()) + " (" + hint_ + ")"; }
+  [[nodiscard]] std::string line() const {
+    return "block_hasher: " + std::string(what()) + " (" + hint_ + ")";
+  }
 
  private:
   std::string hint_;

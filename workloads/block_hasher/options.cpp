@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <string_view>
@@ -50,6 +51,30 @@ HashKind parse_hash(std::string_view name) {
   throw UsageError("unknown hash '" + std::string(name) + "'", "use --hash sha1 or --hash xxh3");
 }
 
+// What a run cannot do without, and what it refuses together.
+void check_complete(const Options& options, bool have_device) {
+  if (!have_device) {
+    throw UsageError("missing -d DEVICE",
+                     "give the block device or file to read, e.g. -d /dev/md0");
+  }
+  if (options.device.empty()) {
+    throw UsageError("empty device path",
+                     "give the block device or file to read, e.g. -d /dev/md0");
+  }
+  if (options.block_size == 0) {
+    throw UsageError("missing -b BLOCK_SIZE",
+                     "give the size of each read in bytes, e.g. -b 1048576");
+  }
+  if (options.threads == 0) {
+    throw UsageError("missing -t THREADS", "give the number of reader threads, e.g. -t 8");
+  }
+  if (options.direct && options.block_size % kDirectAlignment != 0) {
+    throw UsageError("with --direct the block size must be a multiple of 512, got " +
+                         std::to_string(options.block_size),
+                     "use e.g. -b 4096, or drop --direct");
+  }
+}
+
 }  // namespace
 
 const char* hash_name(HashKind kind) {
@@ -76,7 +101,7 @@ std::string usage() {
 }
 
 Options parse_options(int argc, char* const* argv) {
-  static const option kLongOptions[] = {
+  static const std::array<option, 9> kLongOptions = {{
       {"device", required_argument, nullptr, 'd'},
       {"block-size", required_argument, nullptr, 'b'},
       {"threads", required_argument, nullptr, 't'},
@@ -86,7 +111,7 @@ Options parse_options(int argc, char* const* argv) {
       {"json", no_argument, nullptr, kOptJson},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
-  };
+  }};
 
   Options options;
   bool have_device = false;
@@ -97,7 +122,7 @@ Options parse_options(int argc, char* const* argv) {
   optind = 0;
   opterr = 0;
   int opt = 0;
-  while ((opt = getopt_long(argc, argv, ":d:b:t:n:h", kLongOptions, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":d:b:t:n:h", kLongOptions.data(), nullptr)) != -1) {
     switch (opt) {
       case 'd':
         options.device = optarg;
@@ -138,26 +163,7 @@ Options parse_options(int argc, char* const* argv) {
     throw UsageError(std::string("unexpected argument '") + argv[optind] + "'",
                      "the device goes after -d; see block_hasher --help");
   }
-  if (!have_device) {
-    throw UsageError("missing -d DEVICE",
-                     "give the block device or file to read, e.g. -d /dev/md0");
-  }
-  if (options.device.empty()) {
-    throw UsageError("empty device path",
-                     "give the block device or file to read, e.g. -d /dev/md0");
-  }
-  if (options.block_size == 0) {
-    throw UsageError("missing -b BLOCK_SIZE",
-                     "give the size of each read in bytes, e.g. -b 1048576");
-  }
-  if (options.threads == 0) {
-    throw UsageError("missing -t THREADS", "give the number of reader threads, e.g. -t 8");
-  }
-  if (options.direct && options.block_size % kDirectAlignment != 0) {
-    throw UsageError("with --direct the block size must be a multiple of 512, got " +
-                         std::to_string(options.block_size),
-                     "use e.g. -b 4096, or drop --direct");
-  }
+  check_complete(options, have_device);
   return options;
 }
 

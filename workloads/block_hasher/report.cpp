@@ -1,22 +1,35 @@
 #include "report.h"
 
+#include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <utility>
 
 namespace block_hasher {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof(text), fmt, value);
-  return text;
+  std::array<char, 64> text{};
+  std::snprintf(text.data(), text.size(), fmt, value);
+  return text.data();
+}
+
+// `value` rounded as `fmt` ("%.6f") rounds it: the precision the output promises (and the
+// values it printed with "%.6f" and "%.3f" before it was written with nlohmann::json), without
+// the digits of a double's binary expansion.
+double rounded(const char* fmt, double value) {
+  return std::strtod(format(fmt, value).c_str(), nullptr);
 }
 
 // 1 decimal in the largest binary unit that keeps the number >= 1.
 std::string human_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
+  static constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  auto value = static_cast<double>(bytes);
   std::size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+  while (value >= 1024 && unit + 1 < kUnits.size()) {
     value /= 1024;
     ++unit;
   }
@@ -38,45 +51,6 @@ double mib_per_second(std::uint64_t bytes, double seconds) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0) / seconds;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned char>(c));
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 std::string format_text(const Options& options, const RunResult& result) {
   std::string out;
   for (const ThreadResult& thread : result.threads) {
@@ -92,33 +66,33 @@ std::string format_text(const Options& options, const RunResult& result) {
 }
 
 std::string format_json(const Options& options, const RunResult& result) {
-  std::string out = "{";
-  out += "\"device\":" + json_string(options.device);
-  out += ",\"block_size\":" + std::to_string(options.block_size);
-  out += ",\"threads\":" + std::to_string(options.threads);
-  out += ",\"blocks\":" + std::to_string(result.blocks);
-  out += ",\"requested_blocks\":" + std::to_string(result.planned_blocks);
-  out += ",\"bytes\":" + std::to_string(result.bytes);
-  out += ",\"hash\":" + json_string(hash_name(options.hash));
-  out += std::string(",\"direct\":") + (options.direct ? "true" : "false");
-  out += ",\"seconds\":" + format("%.6f", result.seconds);
-  out += ",\"mb_per_s\":" + format("%.3f", mib_per_second(result.bytes, result.seconds));
-  out += ",\"errors\":" + std::to_string(result.errors);
-  out += ",\"per_thread\":[";
-  for (std::size_t i = 0; i < result.threads.size(); ++i) {
-    const ThreadResult& thread = result.threads[i];
-    if (i > 0) out += ",";
-    out += "{\"thread\":" + std::to_string(thread.index);
-    out += ",\"tid\":" + std::to_string(thread.tid);
-    out += ",\"blocks\":" + std::to_string(thread.blocks);
-    out += ",\"bytes\":" + std::to_string(thread.bytes);
-    out += ",\"seconds\":" + format("%.6f", thread.seconds);
-    out += ",\"mb_per_s\":" + format("%.3f", mib_per_second(thread.bytes, thread.seconds));
-    out += ",\"errors\":" + std::to_string(thread.errors);
-    out += ",\"digest\":" + json_string(thread.digest) + "}";
+  Json per_thread = Json::array();
+  for (const ThreadResult& thread : result.threads) {
+    per_thread.push_back(
+        {{"thread", thread.index},
+         {"tid", thread.tid},
+         {"blocks", thread.blocks},
+         {"bytes", thread.bytes},
+         {"seconds", rounded("%.6f", thread.seconds)},
+         {"mb_per_s", rounded("%.3f", mib_per_second(thread.bytes, thread.seconds))},
+         {"errors", thread.errors},
+         {"digest", thread.digest}});
   }
-  out += "]}\n";
-  return out;
+  const Json json{{"device", options.device},
+                  {"block_size", options.block_size},
+                  {"threads", options.threads},
+                  {"blocks", result.blocks},
+                  {"requested_blocks", result.planned_blocks},
+                  {"bytes", result.bytes},
+                  {"hash", hash_name(options.hash)},
+                  {"direct", options.direct},
+                  {"seconds", rounded("%.6f", result.seconds)},
+                  {"mb_per_s", rounded("%.3f", mib_per_second(result.bytes, result.seconds))},
+                  {"errors", result.errors},
+                  {"per_thread", std::move(per_thread)}};
+  // A device path is whatever bytes the user gave: those that are not UTF-8 become U+FFFD, so
+  // the output stays JSON.
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace block_hasher

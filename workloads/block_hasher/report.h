@@ -1,11 +1,10 @@
 // What block_hasher prints: a line per thread and a total line, or (--json) one JSON object
-// for the launcher and the tests. The JSON is written by hand: the shape is small and fixed,
-// and the workload must stay free of dependencies so it builds in the guest.
+// for the launcher and the tests, written with nlohmann::json as io_replayer's and the
+// launcher's are (the binary is built on the host; the guest only runs it).
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "options.h"
 #include "run.h"
@@ -19,11 +18,9 @@ std::string format_text(const Options& options, const RunResult& result);
 // One JSON object and a newline. Keys: device, block_size, threads, blocks (full reads over
 // all threads), requested_blocks, bytes, hash, direct, seconds, mb_per_s, errors, and
 // per_thread: [{thread, tid, blocks, bytes, seconds, mb_per_s, errors, digest}].
-// mb_per_s is in MiB (2^20 bytes) per second, like the text output.
+// mb_per_s is in MiB (2^20 bytes) per second, like the text output, to 3 decimals; seconds to
+// 6. Bytes of device that are not UTF-8 are written as U+FFFD.
 std::string format_json(const Options& options, const RunResult& result);
-
-// s as a JSON string literal, quotes included: escapes '"', '\\' and control characters.
-std::string json_string(std::string_view s);
 
 // bytes / 2^20 / seconds, or 0 when no time was measured (JSON has no inf or nan).
 double mib_per_second(std::uint64_t bytes, double seconds);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -16,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "mini_json.h"
+#include "json_count.h"
 #include "test_files.h"
 
 #ifndef BLOCK_HASHER_BIN
@@ -25,6 +26,7 @@
 
 namespace {
 
+using block_hasher_test::count;
 using block_hasher_test::TempDir;
 
 constexpr std::size_t kMiB = 1048576;
@@ -50,6 +52,7 @@ Outcome run(const TempDir& dir, const std::vector<std::string>& args) {
   std::vector<std::string> storage{BLOCK_HASHER_BIN};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
@@ -81,22 +84,21 @@ std::vector<std::string> expected_digests(const std::vector<std::byte>& data, st
     XXH3_state_t* x = XXH3_createState();
     EVP_DigestInit_ex(sha1, EVP_sha1(), nullptr);
     XXH3_64bits_reset(x);
-    for (std::size_t b = static_cast<std::size_t>(t); b < blocks;
-         b += static_cast<std::size_t>(threads)) {
+    for (auto b = static_cast<std::size_t>(t); b < blocks; b += static_cast<std::size_t>(threads)) {
       EVP_DigestUpdate(sha1, data.data() + b * block, block);
       XXH3_64bits_update(x, data.data() + b * block, block);
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
     unsigned int length = 0;
-    EVP_DigestFinal_ex(sha1, md, &length);
-    char hex[2 * EVP_MAX_MD_SIZE + 1] = {};
+    EVP_DigestFinal_ex(sha1, md.data(), &length);
+    std::array<char, 2 * EVP_MAX_MD_SIZE + 1> hex{};
     if (xxh3) {
-      std::snprintf(hex, sizeof(hex), "%016llx",
+      std::snprintf(hex.data(), hex.size(), "%016llx",
                     static_cast<unsigned long long>(XXH3_64bits_digest(x)));
     } else {
-      for (unsigned int i = 0; i < length; ++i) std::snprintf(hex + 2 * i, 3, "%02x", md[i]);
+      for (std::size_t i = 0; i < length; ++i) std::snprintf(hex.data() + 2 * i, 3, "%02x", md[i]);
     }
-    digests.emplace_back(hex);
+    digests.emplace_back(hex.data());
     XXH3_freeState(x);
     EVP_MD_CTX_free(sha1);
   }
@@ -108,7 +110,7 @@ void expect_usage_error(const Outcome& outcome, const std::string& fragment) {
   EXPECT_EQ(outcome.status, 2) << outcome.err;
   EXPECT_EQ(outcome.out, "");
   ASSERT_FALSE(outcome.err.empty());
-  EXPECT_EQ(outcome.err.rfind("block_hasher: ", 0), 0u) << outcome.err;
+  EXPECT_EQ(outcome.err.rfind("block_hasher: ", 0), 0U) << outcome.err;
   EXPECT_EQ(outcome.err.find('\n'), outcome.err.size() - 1) << outcome.err;
   EXPECT_EQ(outcome.err.substr(outcome.err.size() - 2), ")\n") << outcome.err;
   EXPECT_NE(outcome.err.find(fragment), std::string::npos) << outcome.err;
@@ -125,28 +127,29 @@ class BlockHasherCli : public ::testing::Test {
   void expect_full_json_run(const Outcome& outcome, int threads, bool xxh3, bool direct) {
     ASSERT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_EQ(outcome.err, "");
-    const mini_json::Value json = mini_json::parse(outcome.out);
-    EXPECT_EQ(json.at("device").text, file_);
-    EXPECT_EQ(json.at("block_size").integer(), kBlock);
-    EXPECT_EQ(json.at("threads").integer(), static_cast<unsigned>(threads));
-    EXPECT_EQ(json.at("blocks").integer(), kMiB / kBlock);
-    EXPECT_EQ(json.at("bytes").integer(), kMiB);
-    EXPECT_EQ(json.at("errors").integer(), 0u);
-    EXPECT_EQ(json.at("hash").text, xxh3 ? "xxh3" : "sha1");
-    EXPECT_EQ(json.at("direct").boolean, direct);
+    const nlohmann::json json = nlohmann::json::parse(outcome.out);
+    EXPECT_EQ(json.at("device").get<std::string>(), file_);
+    EXPECT_EQ(count(json.at("block_size")), kBlock);
+    EXPECT_EQ(count(json.at("threads")), static_cast<unsigned>(threads));
+    EXPECT_EQ(count(json.at("blocks")), kMiB / kBlock);
+    EXPECT_EQ(count(json.at("bytes")), kMiB);
+    EXPECT_EQ(count(json.at("errors")), 0U);
+    EXPECT_EQ(json.at("hash").get<std::string>(), xxh3 ? "xxh3" : "sha1");
+    EXPECT_EQ(json.at("direct").get<bool>(), direct);
     const std::vector<std::string> digests =
         expected_digests(data_, kBlock, threads, kMiB / kBlock, xxh3);
-    const mini_json::Value& per_thread = json.at("per_thread");
-    ASSERT_EQ(per_thread.items.size(), static_cast<std::size_t>(threads));
+    const nlohmann::json& per_thread = json.at("per_thread");
+    ASSERT_EQ(per_thread.size(), static_cast<std::size_t>(threads));
     std::set<unsigned long long> tids;
     std::uint64_t bytes = 0;
     for (int t = 0; t < threads; ++t) {
-      const mini_json::Value& thread = per_thread.at(static_cast<std::size_t>(t));
-      EXPECT_EQ(thread.at("thread").integer(), static_cast<unsigned>(t));
-      EXPECT_EQ(thread.at("errors").integer(), 0u);
-      EXPECT_EQ(thread.at("digest").text, digests[static_cast<std::size_t>(t)]) << "thread " << t;
-      tids.insert(thread.at("tid").integer());
-      bytes += thread.at("bytes").integer();
+      const nlohmann::json& thread = per_thread.at(static_cast<std::size_t>(t));
+      EXPECT_EQ(count(thread.at("thread")), static_cast<unsigned>(t));
+      EXPECT_EQ(count(thread.at("errors")), 0U);
+      EXPECT_EQ(thread.at("digest").get<std::string>(), digests[static_cast<std::size_t>(t)])
+          << "thread " << t;
+      tids.insert(count(thread.at("tid")));
+      bytes += count(thread.at("bytes"));
     }
     EXPECT_EQ(bytes, kMiB);
     EXPECT_EQ(tids.size(), static_cast<std::size_t>(threads)) << "each thread has its own tid";
@@ -160,10 +163,10 @@ class BlockHasherCli : public ::testing::Test {
 TEST_F(BlockHasherCli, JsonRunMatchesIndependentSha1) {
   const Outcome outcome = run(dir_, {"-d", file_, "-t", "4", "-b", "65536", "--json"});
   expect_full_json_run(outcome, 4, false, false);
-  const mini_json::Value json = mini_json::parse(outcome.out);
+  const nlohmann::json json = nlohmann::json::parse(outcome.out);
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(json.at("per_thread").at(t).at("blocks").integer(), 4u);
-    EXPECT_EQ(json.at("per_thread").at(t).at("bytes").integer(), 4 * kBlock);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), 4U);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("bytes")), 4 * kBlock);
   }
 }
 
@@ -176,13 +179,13 @@ TEST_F(BlockHasherCli, JsonRunMatchesIndependentXxh3) {
 TEST_F(BlockHasherCli, BlockCountSplitsUnevenly) {
   const Outcome outcome = run(dir_, {"-d", file_, "-t", "4", "-b", "65536", "-n", "10", "--json"});
   ASSERT_EQ(outcome.status, 0) << outcome.err;
-  const mini_json::Value json = mini_json::parse(outcome.out);
-  EXPECT_EQ(json.at("blocks").integer(), 10u);
+  const nlohmann::json json = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(count(json.at("blocks")), 10U);
   const std::vector<std::string> digests = expected_digests(data_, kBlock, 4, 10, false);
-  const unsigned expected_blocks[] = {3, 3, 2, 2};
+  const std::array<unsigned, 4> expected_blocks = {3, 3, 2, 2};
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(json.at("per_thread").at(t).at("blocks").integer(), expected_blocks[t]);
-    EXPECT_EQ(json.at("per_thread").at(t).at("digest").text, digests[t]);
+    EXPECT_EQ(count(json.at("per_thread").at(t).at("blocks")), expected_blocks[t]);
+    EXPECT_EQ(json.at("per_thread").at(t).at("digest").get<std::string>(), digests[t]);
   }
 }
 
@@ -192,15 +195,15 @@ TEST_F(BlockHasherCli, TextOutputHasThreadLinesAndTotal) {
   std::istringstream in(outcome.out);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 5u) << outcome.out;
+  ASSERT_EQ(lines.size(), 5U) << outcome.out;
   const std::vector<std::string> digests = expected_digests(data_, kBlock, 4, 16, false);
   for (std::size_t t = 0; t < 4; ++t) {
-    EXPECT_EQ(lines[t].rfind("thread " + std::to_string(t) + ": 4 blocks, 256.0 KiB in ", 0), 0u)
+    EXPECT_EQ(lines[t].rfind("thread " + std::to_string(t) + ": 4 blocks, 256.0 KiB in ", 0), 0U)
         << lines[t];
     const std::string tail = ", 0 errors, sha1 " + digests[t];
     EXPECT_EQ(lines[t].substr(lines[t].size() - tail.size()), tail) << lines[t];
   }
-  EXPECT_EQ(lines[4].rfind("total: 16 blocks, 1.0 MiB in ", 0), 0u) << lines[4];
+  EXPECT_EQ(lines[4].rfind("total: 16 blocks, 1.0 MiB in ", 0), 0U) << lines[4];
 }
 
 TEST_F(BlockHasherCli, PartialLastBlockIsNotRead) {
@@ -216,7 +219,7 @@ TEST_F(BlockHasherCli, DeviceNameIsEscapedInJson) {
   block_hasher_test::write_file(odd, data_);
   const Outcome outcome = run(dir_, {"-d", odd, "-t", "1", "-b", "65536", "--json"});
   ASSERT_EQ(outcome.status, 0) << outcome.err;
-  EXPECT_EQ(mini_json::parse(outcome.out).at("device").text, odd);
+  EXPECT_EQ(nlohmann::json::parse(outcome.out).at("device").get<std::string>(), odd);
 }
 
 TEST_F(BlockHasherCli, DirectWorksOrSaysWhyNot) {
@@ -273,7 +276,7 @@ TEST_F(BlockHasherCli, PermissionDenied) {
 TEST_F(BlockHasherCli, Help) {
   const Outcome outcome = run(dir_, {"--help"});
   EXPECT_EQ(outcome.status, 0);
-  EXPECT_EQ(outcome.out.rfind("usage: block_hasher", 0), 0u) << outcome.out;
+  EXPECT_EQ(outcome.out.rfind("usage: block_hasher", 0), 0U) << outcome.out;
   EXPECT_EQ(outcome.err, "");
 }
 
@@ -292,11 +295,11 @@ TEST_F(BlockHasherCli, ShortReadsAreCountedAndExitOne) {
   if (attribute.empty()) GTEST_SKIP() << "no sysfs attribute to produce short reads";
   const Outcome outcome = run(dir_, {"-d", attribute, "-t", "2", "-b", "512", "-n", "2", "--json"});
   EXPECT_EQ(outcome.status, 1) << outcome.err;
-  const mini_json::Value json = mini_json::parse(outcome.out);
-  EXPECT_EQ(json.at("errors").integer(), 2u);
-  EXPECT_EQ(json.at("blocks").integer(), 0u);
-  EXPECT_EQ(json.at("per_thread").at(0).at("errors").integer(), 1u);
-  EXPECT_EQ(json.at("per_thread").at(1).at("errors").integer(), 1u);
+  const nlohmann::json json = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(count(json.at("errors")), 2U);
+  EXPECT_EQ(count(json.at("blocks")), 0U);
+  EXPECT_EQ(count(json.at("per_thread").at(0).at("errors")), 1U);
+  EXPECT_EQ(count(json.at("per_thread").at(1).at("errors")), 1U);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Text and JSON output from a RunResult built by hand: the JSON parses, carries every field,
-// and survives a device path full of characters that need escaping.
+// Text and JSON output from a RunResult built by hand: the JSON's exact text, and read back with
+// nlohmann::json it carries every field and survives a device path that needs escaping.
 #include "report.h"
 
 #include <gtest/gtest.h>
@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "mini_json.h"
+#include "json_count.h"
 
 namespace block_hasher {
 namespace {
+
+using block_hasher_test::count;
 
 Options sample_options(const std::string& device) {
   Options options;
@@ -26,7 +28,7 @@ RunResult sample_result() {
   RunResult result;
   result.planned_blocks = 17;
   result.blocks = 16;
-  result.bytes = 16 * 1048576;
+  result.bytes = std::uint64_t{16} * 1048576;
   result.errors = 1;
   result.seconds = 2;
   for (int i = 0; i < 2; ++i) {
@@ -34,7 +36,7 @@ RunResult sample_result() {
     thread.index = i;
     thread.tid = 1000 + i;
     thread.blocks = 8;
-    thread.bytes = 8 * 1048576;
+    thread.bytes = std::uint64_t{8} * 1048576;
     thread.errors = static_cast<std::uint64_t>(i);
     thread.seconds = 0.5;
     // A new string moved in, not a literal assigned: GCC 12 at -O3 (Release) calls the literal's
@@ -45,46 +47,62 @@ RunResult sample_result() {
   return result;
 }
 
-TEST(BlockHasherReport, JsonStringEscapes) {
-  EXPECT_EQ(json_string("plain/path"), "\"plain/path\"");
-  EXPECT_EQ(json_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(json_string("t\tn\nr\r"), "\"t\\tn\\nr\\r\"");
-  EXPECT_EQ(json_string(std::string("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+// The exact text: keys in the documented order, counts as integers, times to 6 decimals and
+// rates to 3 (trailing zeros dropped), the device's quotes, backslashes and control characters
+// escaped.
+TEST(BlockHasherReport, JsonTextIsCompactAndOrdered) {
+  RunResult result = sample_result();
+  result.seconds = 1.23456789;  // 16 MiB in it: 12.9600001... MiB/s
+  EXPECT_EQ(format_json(sample_options("/dev/a\"b\\c\td\x01"), result),
+            "{\"device\":\"/dev/a\\\"b\\\\c\\td\\u0001\",\"block_size\":1048576,\"threads\":2,"
+            "\"blocks\":16,\"requested_blocks\":17,\"bytes\":16777216,\"hash\":\"sha1\","
+            "\"direct\":false,\"seconds\":1.234568,\"mb_per_s\":12.96,\"errors\":1,\"per_thread\":["
+            "{\"thread\":0,\"tid\":1000,\"blocks\":8,\"bytes\":8388608,\"seconds\":0.5,"
+            "\"mb_per_s\":16.0,\"errors\":0,\"digest\":\"aa\"},"
+            "{\"thread\":1,\"tid\":1001,\"blocks\":8,\"bytes\":8388608,\"seconds\":0.5,"
+            "\"mb_per_s\":16.0,\"errors\":1,\"digest\":\"bb\"}]}\n");
+}
+
+// A path is any bytes: those that are not UTF-8 become U+FFFD, and the output stays JSON.
+TEST(BlockHasherReport, DeviceBytesThatAreNotUtf8AreReplaced) {
+  const nlohmann::json json =
+      nlohmann::json::parse(format_json(sample_options("/dev/x\xffy"), sample_result()));
+  EXPECT_EQ(json.at("device").get<std::string>(), "/dev/x\xef\xbf\xbdy");
 }
 
 TEST(BlockHasherReport, JsonHasTheDocumentedShape) {
   const std::string device = "/dev/we\"ird\\na\tme\x02";
-  const mini_json::Value json =
-      mini_json::parse(format_json(sample_options(device), sample_result()));
-  EXPECT_EQ(json.at("device").text, device);
-  EXPECT_EQ(json.at("block_size").integer(), 1048576u);
-  EXPECT_EQ(json.at("threads").integer(), 2u);
-  EXPECT_EQ(json.at("blocks").integer(), 16u);
-  EXPECT_EQ(json.at("requested_blocks").integer(), 17u);
-  EXPECT_EQ(json.at("bytes").integer(), 16u * 1048576u);
-  EXPECT_EQ(json.at("hash").text, "sha1");
-  EXPECT_EQ(json.at("direct").type, mini_json::Value::Type::kBool);
-  EXPECT_FALSE(json.at("direct").boolean);
-  EXPECT_DOUBLE_EQ(json.at("seconds").number, 2.0);
-  EXPECT_DOUBLE_EQ(json.at("mb_per_s").number, 8.0);  // 16 MiB in 2 s
-  EXPECT_EQ(json.at("errors").integer(), 1u);
-  const mini_json::Value& threads = json.at("per_thread");
-  ASSERT_EQ(threads.items.size(), 2u);
-  EXPECT_EQ(threads.at(1).at("thread").integer(), 1u);
-  EXPECT_EQ(threads.at(1).at("tid").integer(), 1001u);
-  EXPECT_EQ(threads.at(1).at("blocks").integer(), 8u);
-  EXPECT_EQ(threads.at(1).at("bytes").integer(), 8u * 1048576u);
-  EXPECT_DOUBLE_EQ(threads.at(1).at("seconds").number, 0.5);
-  EXPECT_DOUBLE_EQ(threads.at(1).at("mb_per_s").number, 16.0);
-  EXPECT_EQ(threads.at(1).at("errors").integer(), 1u);
-  EXPECT_EQ(threads.at(1).at("digest").text, "bb");
+  const nlohmann::json json =
+      nlohmann::json::parse(format_json(sample_options(device), sample_result()));
+  EXPECT_EQ(json.at("device").get<std::string>(), device);
+  EXPECT_EQ(count(json.at("block_size")), 1048576U);
+  EXPECT_EQ(count(json.at("threads")), 2U);
+  EXPECT_EQ(count(json.at("blocks")), 16U);
+  EXPECT_EQ(count(json.at("requested_blocks")), 17U);
+  EXPECT_EQ(count(json.at("bytes")), 16U * 1048576U);
+  EXPECT_EQ(json.at("hash").get<std::string>(), "sha1");
+  EXPECT_TRUE(json.at("direct").is_boolean());
+  EXPECT_FALSE(json.at("direct").get<bool>());
+  EXPECT_DOUBLE_EQ(json.at("seconds").get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(json.at("mb_per_s").get<double>(), 8.0);  // 16 MiB in 2 s
+  EXPECT_EQ(count(json.at("errors")), 1U);
+  const nlohmann::json& threads = json.at("per_thread");
+  ASSERT_EQ(threads.size(), 2U);
+  EXPECT_EQ(count(threads.at(1).at("thread")), 1U);
+  EXPECT_EQ(count(threads.at(1).at("tid")), 1001U);
+  EXPECT_EQ(count(threads.at(1).at("blocks")), 8U);
+  EXPECT_EQ(count(threads.at(1).at("bytes")), 8U * 1048576U);
+  EXPECT_DOUBLE_EQ(threads.at(1).at("seconds").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(threads.at(1).at("mb_per_s").get<double>(), 16.0);
+  EXPECT_EQ(count(threads.at(1).at("errors")), 1U);
+  EXPECT_EQ(threads.at(1).at("digest").get<std::string>(), "bb");
 }
 
 TEST(BlockHasherReport, ZeroSecondsGivesZeroRateNotInfinity) {
   RunResult result = sample_result();
   result.seconds = 0;
-  const mini_json::Value json = mini_json::parse(format_json(sample_options("d"), result));
-  EXPECT_EQ(json.at("mb_per_s").number, 0.0);
+  const nlohmann::json json = nlohmann::json::parse(format_json(sample_options("d"), result));
+  EXPECT_EQ(json.at("mb_per_s").get<double>(), 0.0);
   EXPECT_EQ(mib_per_second(100, 0), 0.0);
 }
 
@@ -93,10 +111,10 @@ TEST(BlockHasherReport, TextHasALinePerThreadAndATotal) {
   std::istringstream in(text);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 3u) << text;
+  ASSERT_EQ(lines.size(), 3U) << text;
   EXPECT_EQ(lines[0], "thread 0: 8 blocks, 8.0 MiB in 0.500 s, 16.0 MiB/s, 0 errors, sha1 aa");
   EXPECT_EQ(lines[1], "thread 1: 8 blocks, 8.0 MiB in 0.500 s, 16.0 MiB/s, 1 errors, sha1 bb");
-  EXPECT_EQ(lines[2].rfind("total: 16 blocks, 16.0 MiB in 2.000 s, 8.0 MiB/s, 1 errors", 0), 0u)
+  EXPECT_EQ(lines[2].rfind("total: 16 blocks, 16.0 MiB in 2.000 s, 8.0 MiB/s, 1 errors", 0), 0U)
       << lines[2];
 }
 

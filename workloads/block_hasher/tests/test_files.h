@@ -2,9 +2,8 @@
 // deterministic file contents, so expected digests can be computed from the same bytes.
 #pragma once
 
-#include <stdlib.h>
-
 #include <cstddef>
+#include <cstdlib>  // mkdtemp
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -27,8 +26,8 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string file(const std::string& name) const { return path_ + "/" + name; }
 
  private:
   std::string path_;
@@ -40,7 +39,7 @@ inline std::vector<std::byte> pattern(std::size_t size, unsigned seed = 12345) {
   std::vector<std::byte> data(size);
   unsigned state = seed;
   for (std::byte& b : data) {
-    state = state * 1103515245u + 12345u;
+    state = state * 1103515245U + 12345U;
     b = static_cast<std::byte>(state >> 16);
   }
   return data;

@@ -25,7 +25,7 @@ class PerfettoTrace {
   // The trace, `title` naming the program's process (what was traced).
   [[nodiscard]] std::string json(std::string_view title) const;
 
- private:
+  // What the trace keeps of each (report/perfetto/ writes them out, a section per file).
   struct Request {
     uint64_t id, start_ns, end_ns, offset, size;
     int32_t tid, thread;
@@ -40,6 +40,8 @@ class PerfettoTrace {
     bool io;
     std::string device;
   };
+
+ private:
   std::vector<StackDevice> stack_;
   std::vector<Request> requests_;
   std::vector<Bio> bios_;
