@@ -111,9 +111,9 @@ int run_verb(std::vector<std::string> args) {
       const auto verb_args = std::span(args).subspan(1);
       // Several --target ssh:// hosts: the verb runs on each (session/fleet_run.h).
       // The doctor checks several hosts itself.
-      if (const auto hosts = iotap::verbs::ssh_targets_in(verb_args);
+      if (const auto hosts = iotap::session::ssh_targets_in(verb_args);
           hosts.size() > 1 && verb.name != "doctor")
-        return iotap::verbs::run_fleet(verb.name, verb_args, hosts);
+        return iotap::session::run_fleet(verb.name, verb_args, hosts);
       return verb.main(verb_args);
     } catch (const iotap::Stopped& e) {
       std::fprintf(stderr, "iotap: %s\n", e.what());

@@ -1,6 +1,6 @@
 #include "block_json.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 Json block_head_json(const TableBlock& block) {
   const bool interval = block.kind == TableBlock::Kind::kInterval;
@@ -16,4 +16,4 @@ Json device_json(const std::string& name, const std::vector<StackDevice>& stack)
   return Json{{"name", name}, {"spec", nullptr}, {"parent", nullptr}};
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

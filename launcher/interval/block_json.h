@@ -8,7 +8,7 @@
 #include "iotap/stack.h"
 #include "iotap/stack/stack_json.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 // {"kind": "interval"|"whole_run", "interval": N|null, "from_s", "to_s"}.
 Json block_head_json(const TableBlock& block);
@@ -17,4 +17,4 @@ Json block_head_json(const TableBlock& block);
 // outside the stack (the guest's other disks) or when no stack was built.
 Json device_json(const std::string& name, const std::vector<StackDevice>& stack);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

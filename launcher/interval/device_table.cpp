@@ -6,7 +6,7 @@
 #include "iotap/slow_member_rule.h"
 #include "iotap/util/lines.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 std::vector<DeviceRow> parse_device_table(std::string_view text) {
   std::vector<DeviceRow> rows;
@@ -54,4 +54,4 @@ std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
   return slow;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

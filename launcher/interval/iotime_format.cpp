@@ -3,7 +3,7 @@
 #include "block_json.h"
 #include "iotap/interval/device_table.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 Json iotime_json(const TableBlock& block, const std::vector<StackDevice>& stack) {
   std::string table;
@@ -22,4 +22,4 @@ Json iotime_json(const TableBlock& block, const std::vector<StackDevice>& stack)
   return json;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 std::optional<uint64_t> skipped_probes_in(std::string_view line) {
   constexpr std::string_view kKey = "skipped probes: ";
@@ -15,4 +15,4 @@ std::optional<uint64_t> skipped_probes_in(std::string_view line) {
   return count;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -4,7 +4,7 @@
 #include <optional>
 #include <utility>
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 namespace {
 
@@ -67,4 +67,4 @@ void TableBlockReader::take_line(std::string_view line_view, bool has_newline) {
   on_other_line_(has_newline ? line + "\n" : line);
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

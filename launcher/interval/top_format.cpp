@@ -4,7 +4,7 @@
 
 #include "block_json.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 namespace {
 
@@ -72,4 +72,4 @@ Json top_json(const TableBlock& block, const std::vector<StackDevice>& stack) {
   return json;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdio>
 
-namespace iotap::verbs {
+namespace iotap::latency {
 namespace {
 
 uint64_t us(uint64_t ns) {
@@ -79,4 +79,4 @@ Json latency_json(const latency::BlockedTime& blocked) {
           {"reasons", reasons}};
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::latency

@@ -25,7 +25,7 @@
 #include "iotap/util/exit_status.h"
 #include "iotap/util/files.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests, const RequestHooks& hooks) {
@@ -260,4 +260,4 @@ void add_kernel_stats(Json& devices, const KernelDiskStats& kernel_stats) {
   }
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -21,7 +21,7 @@
 #include "iotap/util/stop_signal.h"
 #include "iotap/util/temp_dir.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace {
 
@@ -259,4 +259,4 @@ int run_fleet(std::string_view verb, std::span<const std::string> args,
   return fleet_exit_status(outcomes);
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

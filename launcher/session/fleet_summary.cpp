@@ -6,7 +6,7 @@
 #include "iotap/session/fleet_run.h"
 #include "iotap/util/exit_status.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace {
 
@@ -157,4 +157,4 @@ int fleet_exit_status(const std::vector<HostOutcome>& hosts) {
   return first.exit_status;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

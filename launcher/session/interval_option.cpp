@@ -6,7 +6,7 @@
 
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace {
 
@@ -46,4 +46,4 @@ std::string describe_interval(std::chrono::milliseconds interval) {
   return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -13,7 +13,9 @@
 #include "iotap/session/traced_program.h"
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
+using interval::TableBlock;
+using interval::TableBlockReader;
 
 namespace {
 
@@ -103,4 +105,4 @@ int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options) {
   return result.exit_status;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -6,7 +6,7 @@
 
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 uint64_t parse_positive_number(const NumberOption& option, const std::string& text) {
   const bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -32,4 +32,4 @@ boost::program_options::typed_value<std::string>* positive_number(
       });
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -19,7 +19,7 @@
 #include "iotap/util/file_kind.h"
 #include "iotap/util/stop_signal.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace {
 
@@ -251,4 +251,4 @@ void OutputFile::refuse_same_file(std::initializer_list<const OutputFile*> outpu
   }
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

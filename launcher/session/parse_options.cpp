@@ -8,7 +8,7 @@
 #include "iotap/session/program_output.h"
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace po = boost::program_options;
 
@@ -61,4 +61,4 @@ bool parse_options(std::span<const std::string> args, const po::options_descript
   return true;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -5,7 +5,7 @@
 
 #include "iotap/session/traced_program.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 std::string program_output_prefix(std::string_view program_path) {
   const std::string name = std::filesystem::path(program_path).filename().string();
@@ -23,4 +23,4 @@ std::function<void(std::string_view)> program_line_printer(const TargetOptions& 
   };
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

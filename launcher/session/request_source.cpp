@@ -6,7 +6,7 @@
 #include "iotap/usdt/stapsdt_notes.h"
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 std::string known_usdt_provider(const std::string& program) {
   if (program.empty()) return "";
@@ -57,4 +57,4 @@ ChosenSource choose_request_source(const std::string& program, std::string_view 
           "syscall_events.stp"};
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

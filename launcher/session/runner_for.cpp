@@ -4,7 +4,7 @@
 #include "iotap/local/local_runner.h"
 #include "iotap/remote/ssh_runner.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 std::unique_ptr<runner::Runner> runner_for(const TargetOptions& options,
                                            const std::optional<stack_spec::StackPlan>& stack) {
@@ -23,4 +23,4 @@ std::unique_ptr<runner::Runner> runner_for(const TargetOptions& options,
                           .guest_kallsyms = guest::harvest_guest_kallsyms});
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

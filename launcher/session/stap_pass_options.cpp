@@ -6,7 +6,7 @@
 #include "iotap/session/number_option.h"
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace po = boost::program_options;
 
@@ -111,4 +111,4 @@ void add_stap_pass_options(po::options_description& visible, po::options_descrip
   add_refused(hidden);
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -16,7 +16,7 @@
 #include "iotap/util/process.h"
 #include "iotap/util/shell_words.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 namespace po = boost::program_options;
 
@@ -302,4 +302,4 @@ ResolvedCommand resolve_command(const std::string& command_line,
   return resolved;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -5,7 +5,7 @@
 
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 std::string traced_program(const TargetOptions& options) {
   check_target_options(options);
@@ -35,4 +35,4 @@ std::string pid_executable(pid_t pid) {
   return exe.string();
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -38,7 +38,8 @@
 #include "iotap/util/stop_signal.h"
 #include "iotap/util/temp_dir.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
+using interval::skipped_probes_in;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -376,4 +377,4 @@ TracedRunResult traced_run(const TracedScript& asked, const TargetOptions& optio
   return result;
 }
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

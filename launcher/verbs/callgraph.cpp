@@ -25,6 +25,21 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::add_target_options;
+using session::check_target_options;
+using session::OutputFile;
+using session::parse_options;
+using session::print_program_line;
+using session::program_output_prefix;
+using session::require_one_program;
+using session::stderr_status_printer;
+using session::target_kernel_release;
+using session::TargetOptions;
+using session::traced_program;
+using session::traced_run;
+using session::TracedRunResult;
+using session::TracedRunSinks;
+using session::TracedScript;
 
 namespace po = boost::program_options;
 

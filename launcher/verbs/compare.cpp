@@ -17,6 +17,8 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::OutputFile;
+using session::parse_options;
 
 namespace {
 

@@ -20,6 +20,22 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using interval::DeviceRow;
+using interval::find_slow_members;
+using interval::parse_device_table;
+using interval::SlowMember;
+using interval::TableBlock;
+using interval::TableBlockReader;
+using session::kTimeoutOption;
+using session::parse_options;
+using session::positive_number;
+using session::program_line_printer;
+using session::stderr_status_printer;
+using session::Target;
+using session::TargetOptions;
+using session::traced_run;
+using session::TracedRunResult;
+using session::TracedRunSinks;
 
 namespace po = boost::program_options;
 

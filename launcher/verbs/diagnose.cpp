@@ -3,6 +3,7 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::attribution_verb;
 
 namespace {
 

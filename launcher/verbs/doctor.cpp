@@ -14,6 +14,7 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::parse_options;
 
 namespace {
 

@@ -12,6 +12,10 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::kMemoryOption;
+using session::NumberOption;
+using session::parse_options;
+using session::positive_number;
 namespace {
 
 namespace po = boost::program_options;

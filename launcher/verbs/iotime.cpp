@@ -11,6 +11,13 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using interval::iotime_json;
+using session::add_target_options;
+using session::IntervalVerb;
+using session::parse_interval;
+using session::parse_options;
+using session::run_interval_verb;
+using session::TargetOptions;
 
 namespace po = boost::program_options;
 

@@ -17,6 +17,19 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using latency::latency_json;
+using latency::latency_text;
+using session::add_target_options;
+using session::OutputFile;
+using session::parse_options;
+using session::program_line_printer;
+using session::require_one_program;
+using session::stderr_status_printer;
+using session::TargetOptions;
+using session::traced_run;
+using session::TracedRunResult;
+using session::TracedRunSinks;
+using session::TracedScript;
 
 namespace po = boost::program_options;
 

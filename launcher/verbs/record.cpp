@@ -25,6 +25,19 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::add_target_options;
+using session::AttributionRun;
+using session::OutputFile;
+using session::parse_options;
+using session::PerfettoOption;
+using session::program_end;
+using session::RequestHooks;
+using session::run_attribution;
+using session::run_title;
+using session::target_kernel_release;
+using session::target_text;
+using session::TargetOptions;
+using session::traced_program;
 
 namespace {
 

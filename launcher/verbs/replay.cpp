@@ -24,6 +24,22 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::add_target_options;
+using session::attribution_json;
+using session::attribution_outcome;
+using session::AttributionOutcome;
+using session::AttributionRun;
+using session::check_guest_device;
+using session::OutputFile;
+using session::parse_options;
+using session::PerfettoOption;
+using session::positive_number;
+using session::RequestHooks;
+using session::run_attribution;
+using session::run_title;
+using session::say_nothing_to_answer;
+using session::Target;
+using session::TargetOptions;
 
 namespace {
 

@@ -17,6 +17,17 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using session::add_stap_pass_options;
+using session::add_target_options;
+using session::OutputFile;
+using session::parse_options;
+using session::stderr_status_printer;
+using session::target_text;
+using session::TargetOptions;
+using session::traced_run;
+using session::TracedRunResult;
+using session::TracedRunSinks;
+using session::TracedScript;
 
 namespace po = boost::program_options;
 

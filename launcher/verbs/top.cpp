@@ -11,6 +11,15 @@
 #include "iotap/verbs/verbs.h"
 
 namespace iotap::verbs {
+using interval::top_json;
+using session::add_target_options;
+using session::describe_interval;
+using session::IntervalVerb;
+using session::parse_interval;
+using session::parse_options;
+using session::run_interval_verb;
+using session::TargetOptions;
+using session::traced_program;
 
 namespace po = boost::program_options;
 

@@ -8,7 +8,7 @@
 #include "iotap/interval/device_table.h"
 #include "iotap/slow_member_rule.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 namespace {
 
 using engine::testing::kUs;
@@ -64,4 +64,4 @@ TEST(DemoVerdict, AgreesWithTheEngineAroundBothThresholds) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

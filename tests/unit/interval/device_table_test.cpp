@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace iotap::verbs {
+namespace iotap::interval {
 namespace {
 
 // iotime.stp's table as a guest run printed it: raid0(ram, delay(ram, 20ms)) read with 8 MiB
@@ -68,4 +68,4 @@ TEST(DeviceTable, SmallAbsoluteDifferencesAreNotAlarms) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -6,7 +6,7 @@
 
 #include "recorded.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 namespace {
 
 using test::incident_stack;
@@ -91,4 +91,4 @@ TEST(IotimeReport, DevicesOutsideTheStackHaveNoSpec) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -4,7 +4,7 @@
 
 #include "iotap/util/files.h"
 
-namespace iotap::verbs::test {
+namespace iotap::interval::test {
 
 std::string recorded(const std::string& name) {
   return read_file(std::string(IOTIME_TOP_DATA_DIR) + "/" + name);
@@ -36,4 +36,4 @@ std::vector<StackDevice> incident_stack() {
   return stack;
 }
 
-}  // namespace iotap::verbs::test
+}  // namespace iotap::interval::test

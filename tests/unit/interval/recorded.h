@@ -8,7 +8,7 @@
 #include "iotap/guest/vm_runner.h"
 #include "iotap/interval/table_blocks.h"
 
-namespace iotap::verbs::test {
+namespace iotap::interval::test {
 
 std::string recorded(const std::string& name);
 
@@ -23,4 +23,4 @@ ReadBack read_blocks(const std::string& text, size_t piece);
 // The stack the guest reported for raid0(ram*7, delay(ram, 50ms)).
 std::vector<StackDevice> incident_stack();
 
-}  // namespace iotap::verbs::test
+}  // namespace iotap::interval::test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace iotap::verbs {
+namespace iotap::interval {
 namespace {
 
 TEST(SkippedProbes, ReadsSystemTapsClosingWarning) {
@@ -19,4 +19,4 @@ TEST(SkippedProbes, IgnoresOtherLines) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

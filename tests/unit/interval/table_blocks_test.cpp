@@ -4,7 +4,7 @@
 
 #include "recorded.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 namespace {
 
 using test::read_blocks;
@@ -87,4 +87,4 @@ TEST(TableBlocks, OnlyAWholeLabelStartsATable) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -6,7 +6,7 @@
 
 #include "recorded.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 namespace {
 
 using test::incident_stack;
@@ -105,4 +105,4 @@ TEST(TopReport, SkipsLinesOutsideItsSections) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

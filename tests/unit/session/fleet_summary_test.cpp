@@ -5,7 +5,7 @@
 #include "iotap/session/target_options.h"
 #include "iotap/util/exit_status.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 using Json = nlohmann::json;
@@ -92,4 +92,4 @@ TEST(FleetSummary, FindsTheSshTargetsAmongAVerbsArguments) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

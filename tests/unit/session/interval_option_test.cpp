@@ -4,7 +4,7 @@
 
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 using std::chrono::milliseconds;
@@ -40,4 +40,4 @@ TEST(IntervalOption, DescribesAnIntervalAsItWouldBeWritten) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

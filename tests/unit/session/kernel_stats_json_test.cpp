@@ -3,7 +3,7 @@
 
 #include "iotap/session/attribution_run.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 TEST(KernelStatsJson, OnlyDevicesTheKernelCountedGetThem) {
@@ -22,4 +22,4 @@ TEST(KernelStatsJson, OnlyDevicesTheKernelCountedGetThem) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

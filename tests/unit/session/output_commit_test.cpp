@@ -16,7 +16,7 @@
 #include "iotap/util/error.h"
 #include "iotap/util/temp_dir.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 namespace fs = std::filesystem;
@@ -162,4 +162,4 @@ TEST(EmptyValues, AnOptionGivenAnEmptyValueIsRefused) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

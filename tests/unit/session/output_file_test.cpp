@@ -10,7 +10,7 @@
 #include "iotap/util/error.h"
 #include "iotap/util/temp_dir.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 std::string contents(const std::string& path) {
@@ -98,4 +98,4 @@ TEST(OutputFile, StreamsAreAccepted) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

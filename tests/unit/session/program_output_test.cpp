@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 TEST(ProgramOutput, PrefixIsTheProgramsFileName) {
@@ -22,4 +22,4 @@ TEST(ProgramOutput, EachLineGoesToStderrPrefixed) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -6,7 +6,7 @@
 
 #include "iotap/util/error.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 TEST(RequestSource, BlockHashersProbesAreFollowed) {
@@ -58,4 +58,4 @@ TEST(RequestSource, UsdtOfAProgramWithoutTheProbesIsAnError) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -11,7 +11,7 @@
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 namespace {
 
 TEST(ResolveCommand, WorkloadsByBareNameAndDevSubstituted) {
@@ -164,4 +164,4 @@ TEST(TargetOptions, TheStackIsPlannedAndCheckedAgainstMemory) {
 }
 
 }  // namespace
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -8,7 +8,7 @@
 
 #include "iotap/stack.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 struct DeviceRow {
   std::string device;
@@ -35,4 +35,4 @@ struct SlowMember {
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
                                           const std::vector<StackDevice>& devices);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

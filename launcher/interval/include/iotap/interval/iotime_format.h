@@ -7,10 +7,10 @@
 #include "iotap/stack.h"
 #include "iotap/stack/stack_json.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 // block_head_json's fields, then "devices": [{"name", "spec", "parent", "rw", "count",
 // "total_us", "avg_us"}] in the table's order.
 Json iotime_json(const TableBlock& block, const std::vector<StackDevice>& stack);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string_view>
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 std::optional<uint64_t> skipped_probes_in(std::string_view line);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

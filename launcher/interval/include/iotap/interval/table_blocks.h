@@ -11,7 +11,7 @@
 
 #include "iotap/util/lines.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 struct TableBlock {
   enum class Kind { kInterval, kWholeRun };
@@ -45,4 +45,4 @@ class TableBlockReader {
   TableBlock block_;
 };
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

@@ -9,7 +9,7 @@
 #include "iotap/stack.h"
 #include "iotap/stack/stack_json.h"
 
-namespace iotap::verbs {
+namespace iotap::interval {
 
 struct TopDeviceRow {
   std::string device;
@@ -36,4 +36,4 @@ TopTable parse_top_table(const std::vector<std::string>& lines);
 // "submits_per_s", "kib_per_s"}] and "probes": [{"name", "hits", "hits_per_s"}].
 Json top_json(const TableBlock& block, const std::vector<StackDevice>& stack);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::interval

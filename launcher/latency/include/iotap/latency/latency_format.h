@@ -5,7 +5,7 @@
 #include "iotap/latency/blocked_time.h"
 #include "iotap/util/json_text.h"
 
-namespace iotap::verbs {
+namespace iotap::latency {
 
 // "Reason  Count  Average(us)  Maximum(us)  Percent%" rows, most time first, then a summary
 // line; with `stacks`, each reason's longest sleep's kernel stack under its row.
@@ -14,4 +14,4 @@ std::string latency_text(const latency::BlockedTime& blocked, bool stacks);
 // The same, as the "reasons" and totals of iotap.latency/1 (docs/toolbox.md).
 Json latency_json(const latency::BlockedTime& blocked);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::latency

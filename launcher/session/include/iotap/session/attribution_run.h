@@ -20,7 +20,7 @@
 #include "iotap/stack/disk_stats.h"
 #include "iotap/util/json_text.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 struct AttributionRun {
   TracedRunResult run;
@@ -106,4 +106,4 @@ bool nothing_to_answer(engine::VerdictStatus status, bool attribute_reads);
 // kept statistics for, matched by name; the others stay as they are.
 void add_kernel_stats(Json& devices, const KernelDiskStats& kernel_stats);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

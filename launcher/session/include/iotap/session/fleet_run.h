@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // One host's run, as the fleet saw it end.
 struct HostOutcome {
@@ -44,4 +44,4 @@ int fleet_exit_status(const std::vector<HostOutcome>& hosts);
 int run_fleet(std::string_view verb, std::span<const std::string> args,
               const std::vector<std::string>& targets);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

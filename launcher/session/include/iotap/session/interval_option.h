@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // "250ms", "2s", "2" (seconds). Throws UserError for anything else, and for intervals under
 // 10 ms (the guest's timer cannot keep up) or over an hour.
@@ -12,4 +12,4 @@ std::chrono::milliseconds parse_interval(const std::string& text);
 // "250ms", "1s", "1500ms": as a person would write it back.
 std::string describe_interval(std::chrono::milliseconds interval);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -12,7 +12,8 @@
 #include "iotap/stack.h"
 #include "iotap/stack/stack_json.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
+using interval::TableBlock;
 
 struct IntervalVerb {
   std::string schema;  // "iotap.iotime/1": the first key of every JSON line
@@ -30,4 +31,4 @@ struct IntervalVerb {
 // stderr; the whole-run line also carries "exit_status" and "loss".
 int run_interval_verb(const IntervalVerb& verb, const TargetOptions& options);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 struct NumberOption {
   const char* name;  // as the user types it: "--timeout", "-x"
@@ -25,4 +25,4 @@ uint64_t parse_positive_number(const NumberOption& option, const std::string& te
 boost::program_options::typed_value<std::string>* positive_number(
     const NumberOption& option, std::function<void(uint64_t)> store);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 class OutputFile {
  public:
@@ -84,4 +84,4 @@ class OutputFile {
 // interface file, or a place whose directory is missing or not writable.
 void check_replaceable_file(const std::string& path, std::string_view option);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

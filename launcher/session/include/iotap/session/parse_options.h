@@ -8,7 +8,7 @@
 
 #include "iotap/util/exit_status.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // Parses `args` against `visible` (plus `hidden`, e.g. positional arguments, when given) and
 // runs the notifiers. Returns false after printing `help` when --help was asked for, followed
@@ -19,4 +19,4 @@ bool parse_options(
     const boost::program_options::positional_options_description* positional = nullptr,
     exit_status::Verb exits = exit_status::Verb::kTracing);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

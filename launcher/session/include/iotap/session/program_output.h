@@ -10,7 +10,7 @@
 
 #include "iotap/session/target_options.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // The paragraph of every tracing verb's --help that states the rule.
 inline constexpr const char* kProgramOutputHelp =
@@ -30,4 +30,4 @@ void print_program_line(const std::string& prefix, std::string_view line);
 // when there is none. Throws UserError as traced_run would for a -c or -x it cannot resolve.
 std::function<void(std::string_view)> program_line_printer(const TargetOptions& options);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -8,7 +8,7 @@
 
 #include "iotap/engine.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 struct ChosenSource {
   engine::RequestSource source = engine::RequestSource::syscall;
@@ -26,4 +26,4 @@ ChosenSource choose_request_source(const std::string& program, std::string_view 
 // (request_start, request_done), or "" for none iotap knows.
 std::string known_usdt_provider(const std::string& program);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

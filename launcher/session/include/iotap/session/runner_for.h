@@ -7,7 +7,7 @@
 #include "iotap/session/target_options.h"
 #include "iotap/stack_spec/stack_plan.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // What the target checks before anything else is done: this machine's kernel, headers,
 // staprun and privilege (--target local, --module, --save-module), the host's facts and its
@@ -15,4 +15,4 @@ namespace iotap::verbs {
 std::unique_ptr<runner::Runner> runner_for(const TargetOptions& options,
                                            const std::optional<stack_spec::StackPlan>& stack);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -5,7 +5,7 @@
 
 #include "iotap/stap/stap_options.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // Adds the passed-on options to `visible` and the refused ones (-p, -m, -r, -R, -I, -e, -l, -L,
 // -F, -b, --runtime) to `hidden`; the refused ones throw UserError when parsed options are
@@ -14,4 +14,4 @@ void add_stap_pass_options(boost::program_options::options_description& visible,
                            boost::program_options::options_description& hidden,
                            stap::StapOptions& options);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -17,7 +17,7 @@
 #include "iotap/session/number_option.h"
 #include "iotap/stack_spec/stack_plan.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 enum class Target { kLocal, kVm, kSsh };
 
@@ -101,4 +101,4 @@ struct ResolvedCommand {
 ResolvedCommand resolve_command(const std::string& command_line,
                                 const std::optional<stack_spec::StackPlan>& stack);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -7,7 +7,7 @@
 
 #include "iotap/session/target_options.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 // The absolute host path of -c's program (a bare workload name resolved as traced_run does),
 // or of -x's /proc/PID/exe; empty when there is neither. Throws UserError as traced_run would.
@@ -21,4 +21,4 @@ std::string pid_executable(pid_t pid);
 // executable the host names (its path there, which is the path its probes need).
 std::string target_pid_executable(const TargetOptions& options);
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session

@@ -14,7 +14,7 @@
 #include "iotap/stap/stap_options.h"
 #include "iotap/symbols/kernel_symbols.h"
 
-namespace iotap::verbs {
+namespace iotap::session {
 
 struct TracedRunSinks {
   std::function<void(std::string_view)> output;  // the script's and the program's stdout
@@ -99,4 +99,4 @@ std::vector<std::string> describe_stack(const std::vector<StackDevice>& devices)
 // Prints progress on stderr as "iotap: <phrase>", with the seconds since the run began.
 std::function<void(std::string_view)> stderr_status_printer();
 
-}  // namespace iotap::verbs
+}  // namespace iotap::session
