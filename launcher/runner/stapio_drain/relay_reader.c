@@ -1,5 +1,5 @@
 // relay_reader.c: stapio's relay files read many messages at a time, and written to standard
-// output in sequence order by one thread, in large writes.
+// output in sequence order by one thread, many messages to a write.
 //
 // Why: stapio 4.8 takes the module's output a message at a time (a message is what one probe
 // printed). A reader thread per CPU polls its relay file, reads an 8-byte header and the payload,
@@ -18,16 +18,18 @@
 // its stop flag and polls again); after a small read it first pauses kGatherNanoseconds, so that
 // the next read takes many messages. One thread of this library takes the messages from the
 // buffers in sequence order ({u32 sequence; u32 length} and the payload, as stapio's readers read
-// them) and writes each round of them with one write. A sequence number not yet seen (its
-// message not yet read on its CPU) is waited for up to kGapNanoseconds, as stapio waits for it,
-// then passed over. A line reaches iotap at most a few milliseconds later than it would have;
-// the relay files hold megabytes, so nothing is lost to the pauses.
+// them) and writes each round of them in writes of whole lines, as large as arrive whole
+// (whole_write_size). A sequence number not yet seen (its message not yet read on its CPU) is
+// waited for up to kGapNanoseconds, as stapio waits for it, then passed over. A line reaches iotap
+// at most a few milliseconds later than it would have; the relay files hold megabytes, so nothing
+// is lost to the pauses.
 //
 // At the end of a run (stapio's first close of a relay file, after it has joined its readers)
 // the thread is stopped, and what is still in the files is read and written in sequence order
 // (stapio 4.8 itself would leave it unread: stapio_drain.c).
 #define _GNU_SOURCE  // NOLINT(bugprone-reserved-identifier): glibc asks for it by this name
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,18 +109,47 @@ static void pause_to_gather(void) {
   nanosleep(&pause, NULL);
 }
 
-// Writes what is held. A failed write loses what is left of it, as stapio's own would have.
+// The most one write(2) may carry and still arrive whole when another process writes to the
+// same output: stapio's standard output is also the traced program's (stapio -c), and a write
+// the kernel splits lets the program's lines in between the pieces, in the middle of one of the
+// script's lines (a CI run read "RD thread 0: 8 ...", block_hasher's report inside an event).
+// A pipe or a socket keeps a write whole up to PIPE_BUF; a virtio-serial port (the guest's
+// output) up to the 32 KiB it sends as one buffer; a terminal or a file keeps any write whole.
+static size_t whole_write_size(void) {
+  struct stat output_stat;
+  if (fstat(STDOUT_FILENO, &output_stat) != 0) return PIPE_BUF;
+  if (S_ISFIFO(output_stat.st_mode) || S_ISSOCK(output_stat.st_mode)) return PIPE_BUF;
+  return (size_t)32 * 1024;
+}
+
+// How much of `data` the next write takes: whole lines up to `limit` bytes, or one line longer
+// than that (which no write keeps whole, nor did stapio's), or the rest.
+static size_t next_piece(const char* data, size_t size, size_t limit) {
+  if (size <= limit) return size;
+  const char* last_end = memrchr(data, '\n', limit);
+  if (last_end != NULL) return (size_t)(last_end - data) + 1;
+  const char* first_end = memchr(data + limit, '\n', size - limit);
+  return first_end != NULL ? (size_t)(first_end - data) + 1 : size;
+}
+
+// Writes what is held, in pieces that each arrive whole. A failed write loses what is left of
+// it, as stapio's own would have.
 static void write_output(void) {
+  static size_t limit;
+  if (limit == 0) limit = whole_write_size();
   const char* data = output;
   size_t size = output_used;
   output_used = 0;
+  size_t piece = 0;
   while (size > 0) {
-    const ssize_t n = write(STDOUT_FILENO, data, size);
+    if (piece == 0) piece = next_piece(data, size, limit);
+    const ssize_t n = write(STDOUT_FILENO, data, piece);
     ++writes;
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
     data += n;
     size -= (size_t)n;
+    piece -= (size_t)n;
   }
 }
 

@@ -1,11 +1,17 @@
 // stapio_drain.so (launcher/runner/stapio_drain/stapio_drain.c) preloaded into a stand-in stapio
 // (fake_stapio.c): the messages its readers left in the relay files come out on standard output,
 // whole and in sequence order, and stapio's children do not inherit the library.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "iotap/util/files.h"
@@ -95,6 +101,72 @@ TEST(StapioDrain, StapiosChildrenDoNotInheritIt) {
   const auto with_user_library = run_stapio(dir.path(), 1, STAPIO_DRAIN ":" USER_PRELOAD);
   EXPECT_EQ(with_user_library.err, "LD_PRELOAD=" USER_PRELOAD "\n");
   EXPECT_EQ(alone.out, "");
+}
+
+// stapio's standard output is the traced program's too (stapio -c). A write the kernel splits
+// (a pipe keeps one whole only up to PIPE_BUF) lets the program's lines in between its pieces,
+// inside one of the script's lines: a CI run of events.stp read "RD thread 0: 8 ...". Here a
+// "program" writes lines into the pipe for as long as the stand-in stapio runs, the pipe holds
+// one page, and every line that comes out must be the program's or one of the script's, whole.
+TEST(StapioDrain, ItsLinesArriveWholeBesideTheTracedProgramsOwn) {
+  TempDir dir("stapio-drain-test");
+  std::vector<Message> cpu0;
+  std::vector<Message> cpu1;
+  std::string expected;
+  for (uint32_t sequence = 1; sequence <= 20'000; ++sequence) {
+    const std::string payload =
+        "Q " + std::to_string(sequence) + " 0 " + std::string(40, 'q') + "\n";
+    (sequence % 2 != 0 ? cpu0 : cpu1).push_back({sequence, payload});
+    expected += payload;
+  }
+  write_file(dir.path() + "/trace0", relay_file(cpu0));
+  write_file(dir.path() + "/trace1", relay_file(cpu1));
+
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_CLOEXEC), 0);
+  ASSERT_EQ(fcntl(pipe_fds[1], F_SETPIPE_SZ, 4096), 4096);
+  SpawnOptions options;
+  options.extra_env = {std::string("LD_PRELOAD=") + STAPIO_DRAIN};
+  options.stdout_fd = pipe_fds[1];
+  const pid_t stapio = spawn({FAKE_STAPIO, dir.path(), "2"}, options);
+  std::atomic<bool> stapio_ended = false;
+  std::thread program([&] {
+    for (unsigned line = 0; !stapio_ended; ++line) {
+      const std::string text = "program " + std::to_string(line) + "\n";
+      if (write(pipe_fds[1], text.data(), text.size()) != static_cast<ssize_t>(text.size())) break;
+    }
+    close(pipe_fds[1]);
+  });
+  std::string out;
+  char buffer[4096];
+  ssize_t got = 0;
+  while ((got = read(pipe_fds[0], buffer, sizeof buffer)) > 0) {
+    out.append(buffer, static_cast<size_t>(got));
+    if (!stapio_ended && ended(stapio)) stapio_ended = true;
+  }
+  program.join();
+  close(pipe_fds[0]);
+
+  // The script's lines, in order, with the program's taken out; the first line that is neither.
+  std::istringstream lines(out);
+  std::string line;
+  std::string scripts;
+  std::string broken;
+  size_t program_lines = 0;
+  const std::regex program_line("program [0-9]+");
+  const std::regex script_line("Q [0-9]+ 0 q{40}");
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, program_line)) {
+      ++program_lines;
+    } else if (std::regex_match(line, script_line)) {
+      scripts += line + "\n";
+    } else if (broken.empty()) {
+      broken = line;
+    }
+  }
+  EXPECT_EQ(broken, "") << "a line of the script's broken by the program's";
+  EXPECT_GT(program_lines, 0U);
+  EXPECT_TRUE(scripts == expected) << "the script's lines, whole and in order";
 }
 
 TEST(StapioDrain, StopsAtAHeaderThatIsNotOne) {
