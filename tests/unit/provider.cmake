@@ -51,3 +51,6 @@ iotap_cli_test(cli_attribute_provider_program_lacks_probes 2
   "iotap: --requests usdt:[^\n]*usdt_requests.provider: /[^\n]*/dd has no usdt_requests probes: trace a program that has them"
   attribute --target vm --stack "raid0(ram*2)" --requests usdt:${usdt_requests_provider}
   -c "dd if=__DEV__ of=/dev/null count=1")
+iotap_cli_test(cli_probes_names_the_provider 0
+  "8 probes in [^\n]*block_hasher\nprovider block_hasher: every probe it needs is here \\(attribute follows them; --requests usdt:block_hasher\\)"
+  probes ${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher)
