@@ -36,7 +36,7 @@ TEST(ProbeCheck, AnotherArgumentCountNamesTheProbeAndBothCounts) {
   EXPECT_EQ(problem, std::string(USDT_REQUESTS) +
                          " has usdt_requests:request_done with 2 arguments; " +
                          USDT_REQUESTS_PROVIDER +
-                         ":17 expects 3 (a provider file is written for one version of its "
+                         ":18 expects 3 (a provider file is written for one version of its "
                          "program)");
   EXPECT_FALSE(provider_of(USDT_REQUESTS, {usdt_requests("request_done", "3")}).has_value());
 }
@@ -46,7 +46,7 @@ TEST(ProbeCheck, AMissingProbeIsNamed) {
   p.levels[1].end.name = "request_end";
   EXPECT_EQ(probe_mismatch(p, USDT_REQUESTS),
             std::string(USDT_REQUESTS) + " has no probe usdt_requests:request_end (" +
-                USDT_REQUESTS_PROVIDER + ":17 expects it, with 2 arguments; 'iotap probes " +
+                USDT_REQUESTS_PROVIDER + ":18 expects it, with 2 arguments; 'iotap probes " +
                 USDT_REQUESTS + "' lists those it has)");
 }
 
