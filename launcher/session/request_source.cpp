@@ -93,8 +93,10 @@ ChosenSource choose_request_source(const std::string& program, std::string_view 
     throw UserError("--requests usdt: " + (program.empty() ? name : program) +
                     " has no USDT probes iotap knows (it has providers for " + provider_names() +
                     "; 'iotap probes PROGRAM' lists the probes it has, 'iotap providers' what "
-                    "each provider needs): name a provider file with --requests usdt:FILE, or "
-                    "leave --requests out to follow its system calls");
+                    "each provider needs): name one with --requests usdt:NAME (its probes may be "
+                    "on another program: usdt:postgresql probes the server psql talks to) or a "
+                    "file of your own with usdt:FILE, or leave --requests out to follow its "
+                    "system calls");
   return {engine::RequestSource::syscall,
           "following " + name + "'s I/O system calls (it has no USDT probes iotap knows)",
           "syscall_events.stp"};

@@ -116,5 +116,23 @@ TEST_F(ProviderTest, AUsersProviderFilePrintsItsNestedRequestsTheirCallsAndBios)
   EXPECT_EQ(state, "done");
 }
 
+// attribute --requests usdt:FILE: the same provider chosen by its file, held to the program,
+// its script written and compiled under the provider's name, run like any other. (What the
+// engine makes of PB/PT/PE is its own: this checks the launcher's part.)
+TEST_F(ProviderTest, AttributeFollowsAProviderFileNamedOnTheCommandLine) {
+  const Captured run =
+      iotap({"attribute", "--json", "--requests", std::string("usdt:") + USDT_REQUESTS_PROVIDER,
+             "--target", "vm", "--stack", "raid0(ram*2)", "-c",
+             std::string(USDT_REQUESTS) + " __DEV__ 4 65536"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  EXPECT_NE(run.err.find("following usdt_requests's batches through its USDT probes (provider "
+                         "usdt_requests: batch, read)"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("usdt_requests.stp"), std::string::npos)
+      << "the generated script is named after its provider: " << run.err;
+  EXPECT_NE(run.out.find("\"source\": \"usdt\""), std::string::npos) << run.out;
+}
+
 }  // namespace
 }  // namespace iotap::test

@@ -151,7 +151,8 @@ TEST(ProviderFile, TheBundledProvidersRead) {
   const Provider& pg = providers[2];
   EXPECT_EQ(pg.name, "postgresql");
   EXPECT_TRUE(pg.script.empty());
-  EXPECT_EQ(pg.programs, std::vector<std::string>{"/usr/lib/postgresql/15/bin/postgres"});
+  EXPECT_EQ(pg.programs, (std::vector<std::string>{"/usr/lib/postgresql/15/bin/postgres",
+                                                   "/usr/pgsql-15/bin/postgres"}));
   std::vector<std::string> names;
   for (const auto& level : level_names(pg)) names.push_back(level.name + "/" + level.plural);
   EXPECT_EQ(names, (std::vector<std::string>{"query/queries", "buffer_read/buffer_reads",
