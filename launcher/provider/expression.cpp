@@ -73,9 +73,10 @@ struct ExpressionParser {
     }
     if (const auto value = digits()) return *value;
     at = start;
-    error = std::isdigit(static_cast<unsigned char>(text[start < text.size() ? start : 0])) != 0
-                ? "the integer " + found() + " is too large (at most 9223372036854775807)"
-                : "expected $argN or an integer, found " + found();
+    const bool too_large =
+        start < text.size() && std::isdigit(static_cast<unsigned char>(text[start])) != 0;
+    error = too_large ? "the integer " + found() + " is too large (at most 9223372036854775807)"
+                      : "expected $argN or an integer, found " + found();
     return std::nullopt;
   }
 

@@ -83,7 +83,7 @@ class Reader {
     if (provider_.name.empty() && key != "provider")
       fail("expected 'provider NAME' first, found '" + key + "'");
     if (key == "provider") return take_provider(words);
-    if (key == "about") return take_about(line);
+    if (key == "about") return take_about(words, line);
     if (key == "program") return take_program(words);
     if (key == "script") return take_script(words);
     if (key == "level") return take_level(words);
@@ -103,8 +103,9 @@ class Reader {
     provider_.name = words[1];
   }
 
-  void take_about(const std::string& line) {
-    provider_.about = line.substr(line.find_first_not_of(" \t", 5));
+  void take_about(const std::vector<std::string>& words, const std::string& line) {
+    if (words.size() < 2) fail("expected 'about TEXT' (one line saying what the requests are)");
+    provider_.about = line.substr(line.find_first_not_of(" \t", words[0].size()));
   }
 
   void take_program(const std::vector<std::string>& words) {
