@@ -9,6 +9,8 @@ install(TARGETS stapio_drain LIBRARY DESTINATION libexec/iotap)
 install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
         FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
 install(DIRECTORY examples/ DESTINATION ${IOTAP_DATA_DESTINATION}/examples)
+install(DIRECTORY providers/ DESTINATION ${IOTAP_DATA_DESTINATION}/providers
+        FILES_MATCHING PATTERN "*.provider")
 install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh
         DESTINATION ${IOTAP_DATA_DESTINATION}/guest)
 install(FILES launcher/remote/agent.sh DESTINATION ${IOTAP_DATA_DESTINATION}/ssh)

@@ -24,6 +24,7 @@
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
 #include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::session {
 
@@ -62,7 +63,16 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
     }
   };
   AttributionRun out;
-  out.run = traced_run(data_paths().examples + "/" + source.script, options, sinks);
+  // A provider without a script of its own has one written from its file (provider/), kept in
+  // a private dir for the run: stap's messages name it as NAME.stp.
+  std::optional<TempDir> generated;
+  std::string script = data_paths().examples + "/" + source.script;
+  if (source.script.empty()) {
+    generated.emplace("iotap-provider");
+    script = *generated / (source.provider + ".stp");
+    write_file(script, source.generated_script);
+  }
+  out.run = traced_run(script, options, sinks);
   start_engine(out.run.devices);
   for (const auto& line : early_warnings) engine->note_stap_warning(line);
   out.result = engine->finish();
@@ -118,11 +128,13 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   po::options_description visible;
   visible.add_options()("help,h", "show this help");
   visible.add_options()(
-      "requests", po::value(&requests)->value_name("usdt|syscall"),
-      "which requests to follow: the program's USDT probes iotap knows (block_hasher's), or its "
-      "I/O system calls (read, pread64, readv, preadv, write, pwrite64, writev, pwritev, their "
-      "*v2 forms, fsync, fdatasync on the stack); default: usdt when the program has the "
-      "probes, else syscall");
+      "requests", po::value(&requests)->value_name("usdt[:PROVIDER]|syscall"),
+      "which requests to follow: a provider's USDT probes (usdt: the provider whose probes the "
+      "program has; usdt:NAME one of iotap's, 'iotap providers' lists them: block_hasher, "
+      "io_replayer, postgresql; usdt:FILE a provider file of your own, docs/providers.md), or "
+      "the program's I/O system calls (read, pread64, readv, preadv, write, pwrite64, writev, "
+      "pwritev, their *v2 forms, fsync, fdatasync on the stack); default: usdt when the program "
+      "has a provider's probes, else syscall");
   if (waterfalls) {
     visible.add_options()(
         "slowest",

@@ -9,7 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/provider/catalog.h"
+#include "iotap/provider/probe_check.h"
 #include "iotap/usdt/stapsdt_notes.h"
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/exit_status.h"
 #include "iotap/util/json_text.h"
@@ -38,9 +41,11 @@ example:
   block_hasher  read_done     u64 s32 u64 u64 u64 s64  0x15232    0x1030c
   ...
   8 probes in build/workloads/block_hasher/block_hasher
+  provider block_hasher: every probe it needs is here (attribute follows them; ...)
 
   read_start(request_id, thread_index, block_index, offset, size) shows as u64 s32 u64 u64
-  u64; run_start's first u64 is its char* device: a pointer is an unsigned 64-bit word.
+  u64; run_start's first u64 is its char* device: a pointer is an unsigned 64-bit word. The
+last lines name iotap's providers (iotap providers) whose every probe the binary has.
 
 columns:
   PROVIDER, NAME  attach with process("BINARY").provider("PROVIDER").mark("NAME")
@@ -111,6 +116,12 @@ void print_table(const std::string& binary, const ProbeList& list) {
   }
   const std::size_t n = list.probes.size();
   std::cout << n << (n == 1 ? " probe in " : " probes in ") << binary << '\n';
+  // Which of iotap's providers (docs/providers.md) this binary has every probe of.
+  for (const auto& provider : provider::bundled_providers(data_paths().providers)) {
+    if (provider::probe_mismatch(provider, list, binary).empty())
+      std::cout << "provider " << provider.name << ": every probe it needs is here (attribute "
+                << "follows them; --requests usdt:" << provider.name << ")\n";
+  }
 }
 
 Json json_probe(const Probe& probe) {

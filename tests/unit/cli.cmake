@@ -61,8 +61,10 @@ iotap_unit_test(verbs_test
   LIBS iotap_verbs)
 target_compile_definitions(verbs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
-  IO_REPLAYER_PATH="${CMAKE_BINARY_DIR}/workloads/io_replayer/io_replayer")
-add_dependencies(verbs_test block_hasher io_replayer)
+  IO_REPLAYER_PATH="${CMAKE_BINARY_DIR}/workloads/io_replayer/io_replayer"
+  USDT_REQUESTS="$<TARGET_FILE:usdt_requests>"
+  USDT_REQUESTS_PROVIDER="${usdt_requests_provider}")
+add_dependencies(verbs_test block_hasher io_replayer usdt_requests)
 
 # The command line, end to end, where no kernel is involved: bad input is one line, exit 2.
 set(iotime ${CMAKE_SOURCE_DIR}/examples/iotime.stp)
@@ -147,7 +149,7 @@ iotap_cli_test(cli_latency_help_exit_statuses 0 "exit status:.*\n  130 .*\n  143
 set_tests_properties(cli_latency_help_exit_statuses PROPERTIES FAIL_REGULAR_EXPRESSION "\n  3    ")
 iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose requests to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
 iotap_cli_test(cli_diagnose_requests_bad_value 2
-  "iotap: --requests must be 'usdt' \\(the program's USDT probes\\) or 'syscall'.*not 'usdtt'"
+  "iotap: --requests must be 'usdt' \\(the program's USDT probes\\), 'usdt:PROVIDER'.* or 'syscall'.*not 'usdtt'"
   diagnose --target vm --stack "raid0(ram*2)" --requests usdtt -c "dd if=__DEV__ of=/dev/null")
 iotap_cli_test(cli_diagnose_requests_usdt_without_probes 2
   "iotap: --requests usdt: /.*/dd has no USDT probes iotap knows.*leave --requests out"

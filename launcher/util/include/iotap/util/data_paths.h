@@ -11,6 +11,7 @@ struct DataPaths {
   bool installed = false;      // PREFIX/bin/iotap with PREFIX/share/iotap next to it
   std::string tapsets;         // iotap's tapsets (stap -I)
   std::string examples;        // the scripts the verbs run
+  std::string providers;       // the request sources iotap ships (NAME.provider)
   std::string guest_init;      // the guest's /init
   std::string ssh_agent;       // the shell text run on a --target ssh:// host
   std::string runner_scripts;  // the shell fragments every target runs (runner/device_lines.sh)

@@ -10,6 +10,7 @@ namespace iotap::verbs {
 using Args = std::span<const std::string>;
 
 int probes(Args args);
+int providers(Args args);
 int run(Args args);
 int demo(Args args);
 int attribute(Args args);
