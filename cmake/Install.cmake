@@ -9,7 +9,7 @@ install(TARGETS stapio_drain LIBRARY DESTINATION libexec/iotap)
 install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
         FILES_MATCHING PATTERN "*.stp" PATTERN "*.stpm")
 install(DIRECTORY examples/ DESTINATION ${IOTAP_DATA_DESTINATION}/examples)
-install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh
+install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh launcher/guest/postgres.sh
         DESTINATION ${IOTAP_DATA_DESTINATION}/guest)
 install(FILES launcher/remote/agent.sh DESTINATION ${IOTAP_DATA_DESTINATION}/ssh)
 install(FILES launcher/runner/device_lines.sh launcher/runner/staprun.sh
