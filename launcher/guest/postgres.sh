@@ -112,7 +112,7 @@ iotap_postgres_start() {
 # iotap --postgres (docs/postgresql-guest.md)
 listen_addresses = ''
 unix_socket_directories = '/run/postgresql'
-shared_buffers = 16MB
+shared_buffers = 8MB
 track_io_timing = on
 autovacuum = off
 jit = off

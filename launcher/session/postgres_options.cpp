@@ -15,7 +15,7 @@ void add_postgres_options(po::options_description& description, TargetOptions& o
       "postgres", po::bool_switch(&options.postgres.start),
       "with --target vm: start PostgreSQL 15 in the guest before the trace, its data directory "
       "on ext4 made on the stack's top device, with a data set (table iotap_data, indexed on "
-      "id) four times its 16 MB buffer pool; then restart it and drop the page cache. -c runs "
+      "id) four times its 8 MB buffer pool; then restart it and drop the page cache. -c runs "
       "as its user, with PGHOST and PGDATABASE (iotap) set: -c 'pgbench -S -T 10' or -c 'psql "
       "-c \"SELECT ...\"' just work")(
       "sql",
@@ -38,8 +38,8 @@ void add_postgres_options(po::options_description& description, TargetOptions& o
       positive_number(kPostgresRowsOption,
                       [&options](uint64_t rows) { options.postgres.rows = rows; })
           ->value_name("N"),
-      "with --postgres: the data set's rows, about 100 bytes each (default 500000: a 49 MiB "
-      "table and an 11 MiB index)")(
+      "with --postgres: the data set's rows, about 100 bytes each (default 300000: a 29 MiB "
+      "table and a 7 MiB index)")(
       "keep-page-cache", po::bool_switch(&options.postgres.keep_page_cache),
       "with --postgres: do not drop the guest's page cache before the traced command (the buffer "
       "pool is empty either way)");
