@@ -16,8 +16,8 @@ void add_postgres_options(po::options_description& description, TargetOptions& o
       "with --target vm: start PostgreSQL 15 in the guest before the trace, its data directory "
       "on ext4 made on the stack's top device, with a data set (table iotap_data, indexed on "
       "id) four times its 8 MB buffer pool; then restart it and drop the page cache. -c runs "
-      "as its user, with PGHOST and PGDATABASE (iotap) set: -c 'pgbench -S -T 10' or -c 'psql "
-      "-c \"SELECT ...\"' just work")(
+      "as its user, with PGHOST and PGDATABASE (iotap) set: -c 'psql -c \"SELECT ...\"' or -c "
+      "'pgbench -n -T 10 -f FILE' just work (pgbench's own tables are not made: -S needs them)")(
       "sql",
       po::value<std::vector<std::string>>()
           ->composing()
