@@ -27,14 +27,16 @@ done
 # dpkg-dev's dpkg-shlibdeps finds the .deb's library dependencies (cmake/Package.cmake), and
 # bubblewrap hides the source and build trees from the installed iotap a vm test runs.
 # --target ssh:// runs over the user's own ssh (openssh-client); its tests' hosts are guests that
-# run Debian's dropbear as their ssh server (dropbear-bin).
+# run Debian's dropbear as their ssh server (dropbear-bin). PostgreSQL 15 (built with
+# --enable-dtrace: its USDT probes) is the first program not ours that iotap follows; --postgres
+# starts it in the guest from the tools image (docs/postgresql-guest.md).
 packages=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev libboost-program-options-dev libgtest-dev libssl-dev libxxhash-dev nlohmann-json3-dev
   systemtap systemtap-sdt-dev systemtap-doc python3 valgrind
   qemu-system-x86 linux-image-cloud-amd64 linux-headers-cloud-amd64
   busybox-static mdadm dmsetup fio
-  bpftrace e2fsprogs
+  bpftrace e2fsprogs postgresql-15
   chromium fonts-dejavu-core man-db dpkg-dev bubblewrap openssh-client dropbear-bin
   clang clang-format clang-tidy libclang-rt-14-dev
 )

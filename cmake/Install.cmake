@@ -11,7 +11,7 @@ install(DIRECTORY tapsets/ DESTINATION ${IOTAP_DATA_DESTINATION}/tapsets
 install(DIRECTORY examples/ DESTINATION ${IOTAP_DATA_DESTINATION}/examples)
 install(DIRECTORY providers/ DESTINATION ${IOTAP_DATA_DESTINATION}/providers
         FILES_MATCHING PATTERN "*.provider")
-install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh
+install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh launcher/guest/postgres.sh
         DESTINATION ${IOTAP_DATA_DESTINATION}/guest)
 install(FILES launcher/remote/agent.sh DESTINATION ${IOTAP_DATA_DESTINATION}/ssh)
 install(FILES launcher/runner/device_lines.sh launcher/runner/staprun.sh

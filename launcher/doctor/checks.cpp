@@ -92,6 +92,12 @@ TargetReport vm_report(const MachineFacts& facts) {
             : ok("guest kernel debuginfo", facts.guest_debuginfo));
   }
   checks.push_back(guest_programs_check(facts));
+  // Optional: only --postgres needs it.
+  checks.push_back(facts.postgres_server.empty()
+                       ? note("PostgreSQL",
+                              "not installed: --postgres cannot start a server in the guest",
+                              "apt-get install postgresql-15 (./setup.sh does)")
+                       : ok("PostgreSQL", "15, for --postgres (" + facts.postgres_server + ")"));
   checks.push_back(
       facts.qemu_path.empty()
           ? missing("qemu", "qemu-system-x86_64 is not installed",

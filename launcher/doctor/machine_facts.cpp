@@ -9,6 +9,7 @@
 #include "iotap/config.h"
 #include "iotap/doctor/doctor.h"
 #include "iotap/guest/guest_requirements.h"
+#include "iotap/guest/postgres_guest.h"
 #include "iotap/guest/shared_guest.h"
 #include "iotap/local/local_runner.h"
 #include "iotap/runner/kernel_debuginfo.h"
@@ -125,6 +126,8 @@ MachineFacts gather_machine_facts() {
     facts.guest_debuginfo_hint = runner::debuginfo_install_hint(facts.guest_kernel);
   }
   facts.guest_programs = guest::guest_host_programs();
+  if (const auto postgres = guest::find_postgres_install())
+    facts.postgres_server = postgres->server();
   facts.kvm = guest::guest_has_kvm();
   facts.memory_available_mib = memory_available_mib();
   facts.guest_memory_mib = guest::SharedGuestOptions{}.memory_mib;

@@ -7,6 +7,7 @@
 #include "iotap/guest/guest_modules.h"
 #include "iotap/guest/vm_runner.h"
 #include "iotap/runner/kernel_tree.h"
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 
 namespace iotap::guest {
@@ -68,6 +69,18 @@ std::string GuestRunner::compile_kernel(bool symbols, const runner::StatusSink& 
       runner::guest_kernel_trees_dir());
 }
 
+// PostgreSQL's files go on the tools image; its programs (psql, pgbench) are there, bind-mounted
+// at their host paths, and are not copied into the run's files too.
+void GuestRunner::add_postgres(VmRun& run) const {
+  const PostgresFiles files = postgres_files(postgres_->install);
+  run.tools_image = postgres_tools_image(files, data_paths().cache);
+  run.postgres = postgres_;
+  run.postgres->library_dirs = files.library_dirs;
+  const std::string bin_dir = postgres_->install.bin_dir + "/";
+  std::erase_if(run.programs,
+                [&bin_dir](const std::string& program) { return program.starts_with(bin_dir); });
+}
+
 runner::RunResult GuestRunner::run(const runner::ModuleBuilder& build_module,
                                    const runner::RunRequest& request,
                                    const runner::RunEvents& events) {
@@ -83,6 +96,7 @@ runner::RunResult GuestRunner::run(const runner::ModuleBuilder& build_module,
   run.command = request.command;
   run.programs = request.programs;
   run.files = request.files;
+  if (postgres_) add_postgres(run);
   VmEvents vm_events;
   vm_events.stdout_data = events.stdout_data;
   vm_events.stderr_data = events.stderr_data;
@@ -99,7 +113,8 @@ runner::RunResult GuestRunner::run(const runner::ModuleBuilder& build_module,
           .interrupted = result.interrupted,
           .timed_out = result.timed_out,
           .kernel_stats = result.kernel_stats,
-          .traced_seconds = result.traced_seconds};
+          .traced_seconds = result.traced_seconds,
+          .postgres = result.postgres};
 }
 
 }  // namespace iotap::guest

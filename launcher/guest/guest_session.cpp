@@ -336,6 +336,7 @@ VmResult GuestSession::finish() {
   result.timed_out = timed_out_;
   result.devices = report_.devices();
   result.kernel_stats = report_.kernel_stats();
+  result.postgres = report_.postgres_stats();
   result.traced_seconds = phases_.traced_seconds();
   if (exit_status) {
     result.exit_status = *exit_status;

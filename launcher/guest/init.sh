@@ -165,6 +165,18 @@ iotap_setup() {
     mount -t tracefs nodev /sys/kernel/tracing
   fi
 
+  # PostgreSQL on the stack (--postgres; /iotap/postgres.sh): a cluster with a data set and its
+  # counters read before the trace; the command's first process starts the server (so that -c's
+  # probes see it) and runs the command as its user. Without a command the server starts now.
+  run_as=""
+  if [ "$IOTAP_POSTGRES" = 1 ]; then
+    . /iotap/postgres.conf
+    . /iotap/postgres.sh
+    iotap_postgres_start
+    run_as=/iotap/pg-traced
+    [ -s /iotap/command ] || iotap_pg_server_start || iotap_pg_fail "the server did not start"
+  fi
+
   # The network (VmRun::ssh_port): qemu's user network, whose fixed addresses are the guest's
   # 10.0.2.15 and its gateway 10.0.2.2; the host forwards its port to this guest's port 22.
   if [ "$IOTAP_NET" = 1 ]; then
@@ -221,7 +233,7 @@ iotap_run() {
     # to.
     wrapper=""
     [ "$IOTAP_PROGRAM_STDOUT" = stderr ] && wrapper=/iotap/stdout-to-stderr
-    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
+    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $run_as $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
   else
     LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
   fi
@@ -241,6 +253,7 @@ iotap_run() {
   kill "$listener_pid" 2>/dev/null
   wait "$listener_pid" 2>/dev/null
   iotap_diskstats after
+  [ "$IOTAP_POSTGRES" = 1 ] && iotap_pg_stats after
 }
 
 # iotap_stack_left: is any md or dm device left?

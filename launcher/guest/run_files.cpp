@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/quoting.h"
@@ -59,6 +60,11 @@ std::string reader_priority() {
          "\nIOTAP_COMMAND_NICE=" + std::to_string(-staprun_nice) + "\n";
 }
 
+// guest/postgres.sh, next to the guest's init (installed or in the source tree).
+std::string guest_postgres_script() {
+  return (fs::path(data_paths().guest_init).parent_path() / "postgres.sh").string();
+}
+
 void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKernel& kernel) {
   image.add_directory("/iotap");
   image.add_file("/iotap/iotap.ko", run.module_path.empty() ? "" : read_file(run.module_path));
@@ -87,6 +93,10 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   image.add_file("/iotap/command", quoted_command(run.command));
   // Runs its arguments with stdout on stderr (see VmRun::program_stdout_to_stderr).
   image.add_file("/iotap/stdout-to-stderr", "#!/bin/sh\nexec \"$@\" >&2\n", 0755);
+  if (run.postgres) {
+    image.add_file("/iotap/postgres.sh", read_file(guest_postgres_script()));
+    image.add_file("/iotap/postgres.conf", postgres_guest_conf(*run.postgres));
+  }
   image.add_file(
       "/iotap/run.conf",
       conf_words("IOTAP_STAPRUN_OPTIONS", run.staprun_options) +
@@ -94,7 +104,8 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
           (run.kernel_symbols ? "1" : "0") + "\nIOTAP_PLAIN=" + (run.plain_command ? "1" : "0") +
           "\nIOTAP_PROGRAM_STDOUT=" + (run.program_stdout_to_stderr ? "stderr" : "stream") +
           "\nIOTAP_TOOLS=" + (run.tools_image.empty() ? "0" : "1") +
-          "\nIOTAP_NET=" + (run.ssh_port != 0 ? "1" : "0") + "\n" + reader_priority());
+          "\nIOTAP_NET=" + (run.ssh_port != 0 ? "1" : "0") +
+          "\nIOTAP_POSTGRES=" + (run.postgres ? "1" : "0") + "\n" + reader_priority());
   for (const auto& program : run.programs) image.add_program(program);
   for (const auto& file : run.files) image.add_host_path(file);
 }

@@ -30,8 +30,9 @@ std::string launcher(const std::string& program, const std::set<std::string>& li
 
 }  // namespace
 
-std::string tools_image(const std::vector<std::string>& programs, const std::string& cache_dir) {
-  std::vector<std::string> files;
+std::string tools_image(const std::vector<std::string>& programs, const std::string& cache_dir,
+                        const std::vector<std::string>& more_files) {
+  std::vector<std::string> files = more_files;
   std::set<std::string> library_dirs;
   for (const auto& program : programs) {
     if (!is_executable_file(program))

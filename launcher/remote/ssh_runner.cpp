@@ -100,7 +100,8 @@ runner::RunResult SshRunner::run(const runner::ModuleBuilder& build_module,
           .interrupted = result.interrupted && !result.timed_out,
           .timed_out = result.timed_out,
           .kernel_stats = result.kernel_stats,
-          .traced_seconds = result.traced_seconds};
+          .traced_seconds = result.traced_seconds,
+          .postgres = std::nullopt};
 }
 
 }  // namespace iotap::remote

@@ -73,6 +73,16 @@ ControlLine parse_diskstat(std::istringstream& words) {
   return line;
 }
 
+ControlLine parse_pgstat(std::istringstream& words) {
+  ControlLine line = line_of_kind(Kind::kPgStat);
+  if (!(words >> line.text) || (line.text != "before" && line.text != "after"))
+    return line_of_kind(Kind::kMalformed);
+  const std::optional<PostgresStats> stats = parse_postgres_stats(rest_of_line(words));
+  if (!stats) return line_of_kind(Kind::kMalformed);
+  line.postgres_stats = *stats;
+  return line;
+}
+
 }  // namespace
 
 ControlLine parse_control_line(std::string_view text) {
@@ -93,6 +103,7 @@ ControlLine parse_control_line(std::string_view text) {
     return line;
   }
   if (kind == "diskstat") return parse_diskstat(words);
+  if (kind == "pgstat") return parse_pgstat(words);
   if (kind == "exit") {
     ControlLine line = line_of_kind(Kind::kExit);
     if (!(words >> line.exit_status)) return line_of_kind(Kind::kMalformed);
@@ -142,6 +153,9 @@ void GuestReport::apply(const ControlLine& line) {
     case Kind::kDiskStat:
       (line.text == "before" ? stats_before_ : stats_after_)[line.name] = line.disk_stats;
       break;
+    case Kind::kPgStat:
+      (line.text == "before" ? postgres_before_ : postgres_after_) = line.postgres_stats;
+      break;
     case Kind::kExit:
       exit_status_ = line.exit_status;
       break;
@@ -164,6 +178,11 @@ KernelDiskStats GuestReport::kernel_stats() const {
       difference[name] = disk_stats_difference(before->second, after);
   }
   return difference;
+}
+
+std::optional<PostgresStats> GuestReport::postgres_stats() const {
+  if (!postgres_before_ || !postgres_after_) return std::nullopt;
+  return postgres_stats_difference(*postgres_before_, *postgres_after_);
 }
 
 bool RunPhases::note(std::string_view phrase) {

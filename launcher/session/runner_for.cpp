@@ -3,6 +3,7 @@
 #include "iotap/guest/guest_runner.h"
 #include "iotap/local/local_runner.h"
 #include "iotap/remote/ssh_runner.h"
+#include "iotap/session/postgres_options.h"
 
 namespace iotap::session {
 
@@ -10,7 +11,8 @@ std::unique_ptr<runner::Runner> runner_for(const TargetOptions& options,
                                            const std::optional<stack_spec::StackPlan>& stack) {
   switch (options.target) {
     case Target::kVm:
-      return std::make_unique<guest::GuestRunner>(stack, options.memory_mib);
+      return std::make_unique<guest::GuestRunner>(stack, options.memory_mib,
+                                                  postgres_run(options, stack));
     case Target::kSsh:
       return std::make_unique<remote::SshRunner>(*options.ssh_host, host_facts(options));
     case Target::kLocal:

@@ -8,6 +8,7 @@
 #include "iotap/config.h"
 #include "iotap/local/local_runner.h"
 #include "iotap/session/output_file.h"
+#include "iotap/session/postgres_options.h"
 #include "iotap/stack_spec/stack_spec.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
@@ -83,6 +84,7 @@ void add_target_options(po::options_description& description, TargetOptions& opt
       "module", po::value(&options.module_path)->value_name("FILE"),
       "with --target local: run FILE, made by --save-module with the same options, instead of "
       "compiling (this machine then needs staprun, not stap or its kernel's headers)");
+  add_postgres_options(description, options);
 }
 
 namespace {
@@ -224,6 +226,7 @@ void check_target_options(const TargetOptions& options) {
     throw UserError(
         "-x attaches to a process on this host, but --target vm traces inside a guest: use -c CMD");
   }
+  check_postgres_options(options);
 }
 
 void check_guest_device(const TargetOptions& options, const std::string& device,
@@ -253,7 +256,8 @@ std::optional<stack_spec::StackPlan> plan_target_stack(const TargetOptions& opti
 }
 
 ResolvedCommand resolve_command(const std::string& command_line,
-                                const std::optional<stack_spec::StackPlan>& stack) {
+                                const std::optional<stack_spec::StackPlan>& stack,
+                                const std::string& program_dir) {
   std::vector<std::string> words;
   try {
     words = split_shell_words(command_line);
@@ -280,7 +284,11 @@ ResolvedCommand resolve_command(const std::string& command_line,
     resolved.program = std::filesystem::absolute(name).lexically_normal().string();
   } else {
     const std::string workload = data_paths().workloads + "/" + name + "/" + name;
-    resolved.program = is_executable_file(workload) ? workload : find_in_path(name);
+    if (!program_dir.empty() && is_executable_file(program_dir + "/" + name)) {
+      resolved.program = program_dir + "/" + name;
+    } else {
+      resolved.program = is_executable_file(workload) ? workload : find_in_path(name);
+    }
     if (resolved.program.empty()) {
       throw UserError("-c: program '" + name +
                       "' not found (bare names are the project's workloads, such as block_hasher, "

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "iotap/session/postgres_options.h"
 #include "iotap/util/error.h"
 
 namespace iotap::session {
@@ -11,7 +12,9 @@ std::string traced_program(const TargetOptions& options) {
   check_target_options(options);
   if (!options.command_line.empty()) {
     // __DEV__ in -c needs the stack's top device to resolve.
-    return resolve_command(options.command_line, plan_target_stack(options)).program;
+    return resolve_command(options.command_line, plan_target_stack(options),
+                           postgres_program_dir(options))
+        .program;
   }
   if (options.pid) return target_pid_executable(options);
   return "";

@@ -16,6 +16,7 @@
 #include "iotap/interval/skipped_probes.h"
 #include "iotap/report/overhead.h"
 #include "iotap/runner/kernel_debuginfo.h"
+#include "iotap/session/postgres_options.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/request_source.h"
 #include "iotap/session/runner_for.h"
@@ -101,7 +102,7 @@ PreparedRun prepare_run(const std::string& script_path, const TargetOptions& opt
   prepared.runner = runner_for(options, prepared.stack);
   auto& command = prepared.command;
   if (!options.command_line.empty())
-    command = resolve_command(options.command_line, prepared.stack);
+    command = resolve_command(options.command_line, prepared.stack, postgres_program_dir(options));
   // What would otherwise fail only after minutes of compiling: TMPDIR, the guest's sockets
   // and memory.
   temp_base();
@@ -293,6 +294,7 @@ void run_on_target(const runner::ModuleBuilder& build_module, const TracedScript
   result.timed_out = run.timed_out;
   result.kernel_stats = run.kernel_stats;
   result.traced_seconds = run.traced_seconds;
+  result.postgres = run.postgres;
 }
 
 // stapio exits 1 when the -c program failed, and says how it failed: that is the status to

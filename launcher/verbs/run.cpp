@@ -110,6 +110,17 @@ examples:
 
 options)";
 
+// --postgres: what PostgreSQL counted over the run (pg_stat_database, after - before); null
+// without it.
+Json postgres_json(const std::optional<runner::PostgresStats>& stats) {
+  if (!stats) return nullptr;
+  return {{"database_oid", stats->database_oid},
+          {"blks_read", stats->blks_read},
+          {"blks_hit", stats->blks_hit},
+          {"blk_read_time_ms", stats->blk_read_time_ms},
+          {"blk_write_time_ms", stats->blk_write_time_ms}};
+}
+
 bool prints_backtraces(const std::string& script_text) {
   return script_text.find("backtrace(") != std::string::npos;
 }
@@ -188,6 +199,7 @@ int run(Args args) {
                     {"interrupted", result.interrupted},
                     {"timed_out", result.timed_out},
                     {"overhead", report::overhead_json(result.overhead)},
+                    {"postgres", postgres_json(result.postgres)},
                     {"output", captured}};
     out.write(to_text(json));
   }

@@ -18,13 +18,14 @@ target_compile_definitions(stapio_drain_test PRIVATE
   USER_PRELOAD="$<TARGET_FILE:stapio_drain_user_preload>")
 add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_preload)
 # The targets' control lines (runner/control_protocol.h): every kind, and malformed ones.
-iotap_unit_test(control_protocol_test SOURCES runner/control_protocol_test.cpp LIBS iotap_runner)
+iotap_unit_test(control_protocol_test
+  SOURCES runner/control_protocol_test.cpp runner/postgres_stats_test.cpp LIBS iotap_runner)
 iotap_unit_test(accelerator_test SOURCES guest/accelerator_test.cpp LIBS iotap_guest)
 # --target ssh://: its addresses, the agent's facts, what a host lacks (remote/ssh_target.h).
 iotap_unit_test(ssh_target_test SOURCES remote/ssh_target_test.cpp LIBS iotap_remote)
 iotap_unit_test(initramfs_test
   SOURCES guest/cpio_writer_test.cpp guest/elf_dependencies_test.cpp guest/kernel_test.cpp
-    runner/kernel_tree_test.cpp
+    runner/kernel_tree_test.cpp guest/postgres_guest_test.cpp
   LIBS iotap_guest iotap_runner)
 target_compile_definitions(initramfs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
@@ -58,6 +59,7 @@ iotap_unit_test(verbs_test
     session/output_file_test.cpp session/program_output_test.cpp interval/demo_verdict_test.cpp
     session/request_source_test.cpp
     session/kernel_stats_json_test.cpp session/fleet_summary_test.cpp
+    session/postgres_options_test.cpp
   LIBS iotap_verbs)
 target_compile_definitions(verbs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
@@ -110,6 +112,12 @@ iotap_cli_test(cli_fleet_same_host_twice 2 "iotap: ssh://root@a:22 names a host 
 iotap_cli_test(cli_fleet_mixed_targets 2 "iotap: --target vm among several --target ssh:// hosts: a fleet is ssh:// hosts only" diagnose --target ssh://a --target vm --target ssh://b -c true)
 iotap_cli_test(cli_fleet_verb_traces_nothing 2 "iotap: iotap probes traces nothing: several --target ssh:// hosts are for the tracing verbs" probes --target ssh://a --target ssh://b)
 iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
+# --postgres (session/postgres_options.h): a guest's, on a stack, and its companions with it.
+iotap_cli_test(cli_postgres_on_local 2 "^iotap: --postgres starts PostgreSQL in a guest: add --target vm \\(on this machine or an ssh:// host, trace the server already running there: -c 'psql ...' or -x PID\\)\n$" run ${iotime} --postgres --sql "SELECT 1")
+iotap_cli_test(cli_postgres_without_stack 2 "^iotap: --postgres puts its data directory on the stack's top device: add --stack SPEC, e.g. --stack 'raid0\\(ram\\*2\\)'\n$" run ${iotime} --target vm --postgres)
+iotap_cli_test(cli_sql_without_postgres 2 "^iotap: --sql goes with --postgres, which starts the server it talks to: add --postgres --target vm --stack SPEC\n$" run ${iotime} --target vm --stack "raid0(ram*2)" --sql "SELECT 1")
+iotap_cli_test(cli_sql_with_command 2 "^iotap: --sql runs its statements with psql, -c runs your own command: give one of them \\(-c 'psql -c ...' for both\\)\n$" run ${iotime} --target vm --stack "raid0(ram*2)" --postgres --sql "SELECT 1" -c true)
+iotap_cli_test(cli_postgres_rows_zero 2 "^iotap: --postgres-rows must be a positive number of rows, got '0'\n$" run ${iotime} --target vm --stack "raid0(ram*2)" --postgres --postgres-rows 0)
 iotap_cli_test(cli_run_unknown_program 2 "-c: program 'no-such-program' not found" run ${iotime} --target vm -c no-such-program)
 iotap_cli_test(cli_run_dev_without_stack 2 "-c uses __DEV__, which stands for the top device of --stack" run ${iotime} --target vm -c "block_hasher -d __DEV__")
 iotap_cli_test(cli_run_unclosed_quote 2

@@ -32,6 +32,7 @@ MachineFacts able_machine() {
   facts.guest_programs = {{"busybox", "/bin/busybox", "busybox-static"},
                           {"mdadm", "/sbin/mdadm", "mdadm"},
                           {"dmsetup", "/sbin/dmsetup", "dmsetup"}};
+  facts.postgres_server = "/usr/lib/postgresql/15/bin/postgres";
   facts.kvm = true;
   facts.memory_available_mib = 8000;
   facts.kernel_release = "6.1.0-56-amd64";
@@ -133,6 +134,20 @@ TEST(Doctor, NoKvmAndNoDebuginfoAreNotesNotBlockers) {
   EXPECT_NE(check(vm, "accelerator").found.find("TCG"), std::string::npos);
   EXPECT_EQ(check(vm, "guest kernel debuginfo").status, Status::kNote);
   EXPECT_EQ(check(vm, "guest kernel debuginfo").fix, facts.guest_debuginfo_hint);
+}
+
+TEST(Doctor, PostgreSQLIsForPostgresOnlyANoteWhenMissing) {
+  MachineFacts facts = able_machine();
+  facts.postgres_server = "/usr/lib/postgresql/15/bin/postgres";
+  EXPECT_EQ(check(target(examine(facts), "vm"), "PostgreSQL").status, Status::kOk);
+  EXPECT_NE(check(target(examine(facts), "vm"), "PostgreSQL").found.find(facts.postgres_server),
+            std::string::npos);
+  facts.postgres_server.clear();
+  const auto reports = examine(facts);
+  const TargetReport& vm = target(reports, "vm");
+  EXPECT_TRUE(vm.ready()) << "the guest traces without it";
+  EXPECT_EQ(check(vm, "PostgreSQL").status, Status::kNote);
+  EXPECT_EQ(check(vm, "PostgreSQL").fix, "apt-get install postgresql-15 (./setup.sh does)");
 }
 
 TEST(Doctor, AKernelWithoutModulesCannotTraceLocallyAndIsToldToUseTheGuest) {

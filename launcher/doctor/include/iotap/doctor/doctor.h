@@ -46,6 +46,7 @@ struct MachineFacts {
   std::string guest_debuginfo;       // its vmlinux with DWARF; empty: not installed
   std::string guest_debuginfo_hint;  // how to install it
   std::vector<guest::HostProgram> guest_programs;
+  std::string postgres_server;  // PostgreSQL 15's, for --postgres; empty: not installed
   std::optional<unsigned long> memory_available_mib;  // /proc/meminfo's MemAvailable
   std::string temp_dir_problem;                       // what is wrong with $TMPDIR; empty: fine
   unsigned guest_memory_mib = guest::kDefaultMemoryMib;

@@ -5,15 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "iotap/guest/postgres_guest.h"
 #include "iotap/runner/runner.h"
 #include "iotap/stack_spec/stack_plan.h"
 
 namespace iotap::guest {
 
+struct VmRun;
+
 class GuestRunner final : public runner::Runner {
  public:
-  GuestRunner(std::optional<stack_spec::StackPlan> stack, unsigned memory_mib)
-      : stack_(std::move(stack)), memory_mib_(memory_mib) {}
+  GuestRunner(std::optional<stack_spec::StackPlan> stack, unsigned memory_mib,
+              std::optional<PostgresRun> postgres = std::nullopt)
+      : stack_(std::move(stack)), memory_mib_(memory_mib), postgres_(std::move(postgres)) {}
 
   [[nodiscard]] std::string kernel_release() const override;
   void check_programs(const std::vector<std::string>& programs,
@@ -25,8 +29,11 @@ class GuestRunner final : public runner::Runner {
                         const runner::RunEvents& events) override;
 
  private:
+  void add_postgres(VmRun& run) const;
+
   std::optional<stack_spec::StackPlan> stack_;
   unsigned memory_mib_;
+  std::optional<PostgresRun> postgres_;  // --postgres
 };
 
 // The guest kernel's symbol table, read by booting the guest once without a module.

@@ -11,7 +11,10 @@ namespace iotap::guest {
 // The image holding `programs` and their interpreter and libraries, each at its host path under
 // /tools, and for each program a launcher /tools/bin/NAME that runs it with its libraries (the
 // program's own name, e.g. /tools/bin/bpftrace). Builds it first if the cache has none; throws
-// UserError when a program is missing or mke2fs fails.
-std::string tools_image(const std::vector<std::string>& programs, const std::string& cache_dir);
+// UserError when a program is missing or mke2fs fails. `more_files` are copied too, at their
+// host paths under /tools, with no launcher and no libraries of their own (PostgreSQL's share
+// files and modules: guest/postgres_guest.h gives their libraries as files too).
+std::string tools_image(const std::vector<std::string>& programs, const std::string& cache_dir,
+                        const std::vector<std::string>& more_files = {});
 
 }  // namespace iotap::guest

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "iotap/guest/guest_memory.h"
+#include "iotap/guest/postgres_guest.h"
+#include "iotap/runner/postgres_stats.h"
 #include "iotap/stack.h"
 #include "iotap/stack/disk_stats.h"
 #include "iotap/stack_spec/stack_plan.h"
@@ -56,6 +58,9 @@ struct VmRun {
   // TCP port 22 is forwarded from 127.0.0.1:ssh_port on this host, lo and eth0 up before the
   // command runs. The ssh tests' hosts (tests/vm/ssh_test_host.cpp) run an ssh server on it.
   uint16_t ssh_port = 0;
+  // --postgres: PostgreSQL started on the stack before the command, which runs as its user
+  // (guest/postgres_guest.h); its files on tools_image, which must then hold them.
+  std::optional<PostgresRun> postgres;
 };
 
 struct VmEvents {
@@ -77,6 +82,8 @@ struct VmResult {
   // From "running" (the module about to load) to staprun's exit, as the host saw the guest's
   // two lines arrive; unset when the run never got there.
   std::optional<double> traced_seconds;
+  // With VmRun::postgres: pg_stat_database's counters over the run (after - before).
+  std::optional<runner::PostgresStats> postgres;
 };
 
 // Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest

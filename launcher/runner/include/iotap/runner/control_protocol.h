@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "iotap/runner/guest_stack.h"
+#include "iotap/runner/postgres_stats.h"
 #include "iotap/stack.h"
 #include "iotap/stack/disk_stats.h"
 
@@ -21,6 +22,8 @@ namespace iotap::runner {
 //   dmclear NAME                               the dm device's table was replaced: forget it
 //   diskstat NAME before|after FIELDS...       /sys/block/NAME/stat just before the run starts
 //                                              and just after it ends
+//   pgstat before|after DATID READ HIT RT WT   pg_stat_database's counters (--postgres) just
+//                                              before the run starts and just after it ends
 //   exit STATUS                                staprun's exit status; the guest powers off
 //   error MESSAGE                              the guest could not set up the run
 struct ControlLine {
@@ -31,6 +34,7 @@ struct ControlLine {
     kDm,
     kDmClear,
     kDiskStat,
+    kPgStat,
     kExit,
     kError,
     kUnknown,
@@ -38,13 +42,15 @@ struct ControlLine {
   };
   Kind kind = Kind::kUnknown;
   std::string name;  // md, dm, dmclear, diskstat: the device's kernel name
-  // status: the phrase; error: the message; dm: the table line; diskstat: "before" or "after"
+  // status: the phrase; error: the message; dm: the table line; diskstat, pgstat: "before" or
+  // "after"
   std::string text;
   // node: the device with the plan's numbers; md: node.device's md_level, chunk_bytes and
   // md_members.
   GuestNode node;
-  int exit_status = 0;   // exit
-  DiskStats disk_stats;  // diskstat
+  int exit_status = 0;           // exit
+  DiskStats disk_stats;          // diskstat
+  PostgresStats postgres_stats;  // pgstat
 };
 
 // Unknown kinds are kUnknown and lines that lack their fields are kMalformed: both are ignored
@@ -68,6 +74,8 @@ class GuestReport {
   // The kernel's statistics over the run (after - before) of each device the guest reported
   // both for and the kernel ever counted; empty when it reported none (a run that did not end).
   [[nodiscard]] KernelDiskStats kernel_stats() const;
+  // pg_stat_database's counters over the run (after - before); unset unless both were reported.
+  [[nodiscard]] std::optional<PostgresStats> postgres_stats() const;
   // Set by "error": empty when the guest reported none.
   [[nodiscard]] const std::string& error() const { return error_; }
 
@@ -77,6 +85,8 @@ class GuestReport {
   std::vector<GuestNode> nodes_;
   KernelDiskStats stats_before_;
   KernelDiskStats stats_after_;
+  std::optional<PostgresStats> postgres_before_;
+  std::optional<PostgresStats> postgres_after_;
   std::string phase_ = "booting";
   std::optional<int> exit_status_;
   std::string error_;

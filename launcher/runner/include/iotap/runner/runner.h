@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/runner/postgres_stats.h"
 #include "iotap/stack.h"
 #include "iotap/stack/disk_stats.h"
 #include "iotap/symbols/kernel_symbols.h"
@@ -55,6 +56,8 @@ struct RunResult {
   KernelDiskStats kernel_stats;
   // From the module's load to staprun's exit; unset when the run never got there.
   std::optional<double> traced_seconds;
+  // --postgres: pg_stat_database's counters over the run (after - before).
+  std::optional<PostgresStats> postgres;
 };
 
 // Makes the module a run loads; called once, by run().

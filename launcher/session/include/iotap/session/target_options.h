@@ -21,6 +21,14 @@ namespace iotap::session {
 
 enum class Target { kLocal, kVm, kSsh };
 
+// --postgres and its companions (session/postgres_options.h).
+struct PostgresOptions {
+  bool start = false;             // --postgres
+  bool command_from_sql = false;  // -c was made from --sql
+  uint64_t rows = 0;              // --postgres-rows; 0: the default
+  bool keep_page_cache = false;   // --keep-page-cache
+};
+
 struct TargetOptions {
   std::string command_line;  // -c, as typed
   std::optional<pid_t> pid;  // -x
@@ -38,6 +46,7 @@ struct TargetOptions {
   std::string module_path;       // --module
   std::string save_module_path;  // --save-module: compile only, write the module there
   std::string save_for_kernel;   // --for-kernel: the release --save-module compiles for
+  PostgresOptions postgres;
 };
 
 inline constexpr NumberOption kTimeoutOption{"--timeout", "a positive number of seconds", "seconds",
@@ -47,8 +56,8 @@ inline constexpr NumberOption kMemoryOption{"--memory", "a positive number of Mi
 inline constexpr NumberOption kPidOption{"-x", "a process id (a positive number)", "",
                                          4'194'304};  // the kernel's PID_MAX_LIMIT
 
-// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory, --module, --save-module and
-// --for-kernel to `description`.
+// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory, --module, --save-module,
+// --for-kernel and the --postgres options (session/postgres_options.h) to `description`.
 void add_target_options(boost::program_options::options_description& description,
                         TargetOptions& options, const std::string& default_target);
 
@@ -97,8 +106,10 @@ struct ResolvedCommand {
   std::vector<std::string> files;
 };
 
-// Bare names are the project's workloads (block_hasher) first, then programs in PATH.
+// Bare names are the programs of `program_dir` (with --postgres: PostgreSQL's bindir) first,
+// then the project's workloads (block_hasher), then programs in PATH.
 ResolvedCommand resolve_command(const std::string& command_line,
-                                const std::optional<stack_spec::StackPlan>& stack);
+                                const std::optional<stack_spec::StackPlan>& stack,
+                                const std::string& program_dir = "");
 
 }  // namespace iotap::session

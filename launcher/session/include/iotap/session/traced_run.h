@@ -47,6 +47,9 @@ struct TracedRunResult {
   // From the module's load to staprun's exit: the run the probes' time is a share of. Unset
   // when it never started.
   std::optional<double> traced_seconds;
+  // --postgres: pg_stat_database's counters over the run (after - before), when the guest read
+  // them.
+  std::optional<runner::PostgresStats> postgres;
   // The probe hits SystemTap skipped (its closing "skipped probes" warning on stderr).
   uint64_t skipped_probes = 0;
   // With TracedScript::report_overhead, once the module reported its hits: what the probes

@@ -1,0 +1,27 @@
+#pragma once
+// PostgreSQL's own account of its reads (pg_stat_database, with track_io_timing on), read by the
+// guest before and after a --postgres run (guest/postgres.sh's "pgstat" control lines): the
+// ground truth iotap's smgr read counts and times are held to.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace iotap::runner {
+
+struct PostgresStats {
+  uint64_t database_oid = 0;     // datid: the database the probes' `database` argument names
+  uint64_t blks_read = 0;        // buffer reads that missed the buffer pool (each an smgr read)
+  uint64_t blks_hit = 0;         // buffer reads the pool served
+  double blk_read_time_ms = 0;   // time in those smgr reads, as the backends timed them
+  double blk_write_time_ms = 0;  // time in the backends' own writes
+};
+
+// "DATID BLKS_READ BLKS_HIT BLK_READ_TIME BLK_WRITE_TIME" as psql prints them; nullopt when a
+// field is missing or not a number.
+std::optional<PostgresStats> parse_postgres_stats(std::string_view fields);
+
+// What the run added: after's counters less before's (the database of `after`); a counter that
+// went back (pg_stat_reset()) counts 0.
+PostgresStats postgres_stats_difference(const PostgresStats& before, const PostgresStats& after);
+
+}  // namespace iotap::runner

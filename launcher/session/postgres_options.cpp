@@ -1,0 +1,92 @@
+#include "iotap/session/postgres_options.h"
+
+#include <boost/program_options.hpp>
+#include <vector>
+
+#include "iotap/util/error.h"
+#include "iotap/util/quoting.h"
+
+namespace iotap::session {
+
+namespace po = boost::program_options;
+
+void add_postgres_options(po::options_description& description, TargetOptions& options) {
+  description.add_options()(
+      "postgres", po::bool_switch(&options.postgres.start),
+      "with --target vm: start PostgreSQL 15 in the guest before the trace, its data directory "
+      "on ext4 made on the stack's top device, with a data set (table iotap_data, indexed on "
+      "id) four times its 8 MB buffer pool; then restart it and drop the page cache. -c runs "
+      "as its user, with PGHOST and PGDATABASE (iotap) set: -c 'psql -c \"SELECT ...\"' or -c "
+      "'pgbench -n -T 10 -f FILE' just work (pgbench's own tables are not made: -S needs them)")(
+      "sql",
+      po::value<std::vector<std::string>>()
+          ->composing()
+          ->value_name("STATEMENT")
+          ->notifier([&options](const std::vector<std::string>& statements) {
+            if (!options.command_line.empty())
+              throw UserError(
+                  "--sql runs its statements with psql, -c runs your own command: give one of "
+                  "them (-c 'psql -c ...' for both)");
+            options.command_line = kSqlClient;
+            for (const auto& statement : statements)
+              options.command_line += " -c " + single_quoted(statement);
+            options.postgres.command_from_sql = true;
+          }),
+      "with --postgres: run STATEMENT with psql as the traced command (repeatable: one psql, the "
+      "statements in order, stopping at the first that fails)")(
+      "postgres-rows",
+      positive_number(kPostgresRowsOption,
+                      [&options](uint64_t rows) { options.postgres.rows = rows; })
+          ->value_name("N"),
+      "with --postgres: the data set's rows, about 100 bytes each (default 300000: a 29 MiB "
+      "table and a 7 MiB index)")(
+      "keep-page-cache", po::bool_switch(&options.postgres.keep_page_cache),
+      "with --postgres: do not drop the guest's page cache before the traced command (the buffer "
+      "pool is empty either way)");
+}
+
+void check_postgres_options(const TargetOptions& options) {
+  const PostgresOptions& postgres = options.postgres;
+  if (!postgres.start) {
+    const char* companion = postgres.command_from_sql  ? "--sql"
+                            : postgres.rows != 0       ? "--postgres-rows"
+                            : postgres.keep_page_cache ? "--keep-page-cache"
+                                                       : nullptr;
+    if (companion != nullptr)
+      throw UserError(std::string(companion) +
+                      " goes with --postgres, which starts the server it talks to: add "
+                      "--postgres --target vm --stack SPEC");
+    return;
+  }
+  if (options.target != Target::kVm)
+    throw UserError(
+        "--postgres starts PostgreSQL in a guest: add --target vm (on this machine or an ssh:// "
+        "host, trace the server already running there: -c 'psql ...' or -x PID)");
+  if (options.stack_text.empty())
+    throw UserError(
+        "--postgres puts its data directory on the stack's top device: add --stack SPEC, e.g. "
+        "--stack 'raid0(ram*2)'");
+}
+
+std::optional<guest::PostgresRun> postgres_run(const TargetOptions& options,
+                                               const std::optional<stack_spec::StackPlan>& stack) {
+  if (!options.postgres.start || !stack) return std::nullopt;
+  guest::PostgresRun run;
+  run.install = guest::require_postgres_install();
+  run.device = stack->top_path();
+  if (options.postgres.rows != 0) run.rows = options.postgres.rows;
+  run.drop_caches = !options.postgres.keep_page_cache;
+  return run;
+}
+
+std::string postgres_program_dir(const TargetOptions& options) {
+  if (!options.postgres.start) return "";
+  return guest::require_postgres_install().bin_dir;
+}
+
+std::optional<std::string> postgres_server(const TargetOptions& options) {
+  if (!options.postgres.start) return std::nullopt;
+  return guest::require_postgres_install().server();
+}
+
+}  // namespace iotap::session

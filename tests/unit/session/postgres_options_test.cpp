@@ -1,0 +1,81 @@
+#include "iotap/session/postgres_options.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
+
+namespace iotap::session {
+namespace {
+
+namespace po = boost::program_options;
+
+TargetOptions parse(std::vector<std::string> args) {
+  TargetOptions options;
+  po::options_description description;
+  add_target_options(description, options, "vm");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(description).run(), vm);
+  po::notify(vm);
+  return options;
+}
+
+TEST(PostgresOptions, SqlIsPsqlWithOneDashCPerStatementQuotedForTheCommandLine) {
+  const TargetOptions options = parse(
+      {"--postgres", "--stack", "raid0(ram*2)", "--sql", "SELECT 'a b'", "--sql", "SELECT 2"});
+  EXPECT_TRUE(options.postgres.start);
+  EXPECT_TRUE(options.postgres.command_from_sql);
+  EXPECT_EQ(options.command_line,
+            std::string(kSqlClient) + " -c 'SELECT '\\''a b'\\' -c 'SELECT 2'");
+  EXPECT_NO_THROW(check_target_options(options));
+}
+
+TEST(PostgresOptions, CombinationsThatCannotWork) {
+  EXPECT_THROW(parse({"--sql", "SELECT 1", "-c", "true"}), UserError) << "-c and --sql";
+  EXPECT_THROW(parse({"--postgres-rows", "0"}), UserError);
+  const auto refused = [](std::vector<std::string> args, const std::string& message) {
+    try {
+      check_target_options(parse(std::move(args)));
+      ADD_FAILURE() << "accepted; expected: " << message;
+    } catch (const UserError& error) {
+      EXPECT_TRUE(std::string(error.what()).starts_with(message)) << error.what();
+    }
+  };
+  refused({"--postgres", "--target", "local"}, "--postgres starts PostgreSQL in a guest");
+  refused({"--postgres", "--target", "ssh://db7"}, "--postgres starts PostgreSQL in a guest");
+  refused({"--postgres"}, "--postgres puts its data directory on the stack's top device");
+  refused({"--sql", "SELECT 1", "--stack", "raid0(ram*2)"}, "--sql goes with --postgres");
+  refused({"--postgres-rows", "10"}, "--postgres-rows goes with --postgres");
+  refused({"--keep-page-cache"}, "--keep-page-cache goes with --postgres");
+}
+
+TEST(PostgresOptions, TheGuestIsAskedForTheStacksTopDeviceAndTheRows) {
+  if (!guest::find_postgres_install())
+    GTEST_FAIL() << "PostgreSQL 15 is not installed here: run ./setup.sh";
+  const TargetOptions options = parse(
+      {"--postgres", "--stack", "raid0(ram*2)", "--postgres-rows", "1000", "--keep-page-cache"});
+  const auto stack = plan_target_stack(options);
+  const std::optional<guest::PostgresRun> run = postgres_run(options, stack);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->device, "/dev/md0");
+  EXPECT_EQ(run->rows, 1000U);
+  EXPECT_FALSE(run->drop_caches);
+  EXPECT_EQ(postgres_server(options), "/usr/lib/postgresql/15/bin/postgres");
+  EXPECT_FALSE(postgres_run(parse({"--stack", "raid0(ram*2)"}), stack)) << "no --postgres";
+  EXPECT_FALSE(postgres_server(parse({})));
+}
+
+TEST(ResolveCommand, BareNamesFromTheProgramDirFirst) {
+  const TempDir dir("iotap-bin");
+  write_file(dir / "psql", "#!/bin/sh\n", 0755);
+  EXPECT_EQ(resolve_command("psql -c 'SELECT 1'", std::nullopt, dir.path()).program, dir / "psql");
+  EXPECT_NE(resolve_command("true", std::nullopt, dir.path()).program, dir / "true")
+      << "a name it does not have is found as before";
+}
+
+}  // namespace
+}  // namespace iotap::session
