@@ -9,9 +9,12 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <unordered_map>
 
 #include "attribution.h"
 #include "bio_tracker.h"
+#include "level_accounts.h"
+#include "level_tracker.h"
 #include "remap_check.h"
 #include "request_tracker.h"
 #include "sorter.h"
@@ -51,6 +54,11 @@ struct Engine::Impl {
         requests(pool),
         bios(pool, stack, stats, requests, options.finished_bio),
         attribution(pool, stack, options.slowest),
+        accounts(options.levels, options.slowest),
+        levels(accounts,
+               [this](const ProviderRequest& dropped) {
+                 if (dropped.leaf != 0) this->requests.release(dropped.leaf);
+               }),
         remaps(stack),
         sorter(options.reorder_window_ns, options.reorder_window_events),
         request_source(options.requests),
@@ -68,6 +76,7 @@ struct Engine::Impl {
           return;
         }
         ++events;
+        if (event.kind == Kind::level_text) hold_text(event, t.text);
         first_ts = std::min(first_ts, event.ts);
         last_ts = std::max(last_ts, event.ts);
         sorter.push(event, [this](const Event& e) { dispatch(e); });
@@ -128,6 +137,7 @@ struct Engine::Impl {
           ++requests_elsewhere;
           return;
         }
+        release_provider_leaf(event.tid);
         note_request_start(event.ts);
         requests.start_syscall(event);
         return;
@@ -137,7 +147,66 @@ struct Engine::Impl {
           finish_request(r, end, result);
         });
         return;
+      case Kind::level_begin:
+        begin_level(event);
+        return;
+      case Kind::level_text:
+        if (const auto it = texts.find(event.parent); it != texts.end()) {
+          levels.text(event, it->second);
+          texts.erase(it);
+        }
+        return;
+      case Kind::level_end:
+        end_level(event);
+        return;
     }
+  }
+
+  // PT's text waits beside the sorter, which copies events, until its event comes out.
+  void hold_text(Event& event, std::string_view text) {
+    event.parent = ++texts_held;
+    texts.emplace(event.parent, std::string(text.substr(0, kTextBytes)));
+  }
+
+  void begin_level(const Event& event) {
+    ProviderRequest* request = levels.begin(event);
+    if (request == nullptr) {
+      ++loss.malformed_lines;  // a LEVEL the provider does not have
+      return;
+    }
+    // The deepest level's I/O is the leaf I/O while the stream shows no system calls inside it.
+    if (accounts.deepest(event.level) && event.rw != '-' && !syscall_leaves &&
+        requests.open_on(event.tid) == nullptr) {
+      note_request_start(event.ts);
+      request->leaf = requests.start_provider_leaf(event);
+    }
+  }
+
+  void end_level(const Event& event) {
+    const auto place = levels.find(event);
+    if (!place) {
+      ++unmatched_read_ends;
+      return;
+    }
+    if (const uint64_t leaf = levels.at(*place).leaf; leaf != 0) {
+      Event done = event;
+      done.id = leaf;
+      requests.done(done, [this](const Request& r, uint64_t end, int64_t result) {
+        finish_request(r, end, result);
+      });
+    }
+    levels.end(*place, event.ts, event.value);
+  }
+
+  // A system call inside a provider request that was taken for the leaf I/O: from here on the
+  // system calls are the leaves.
+  void release_provider_leaf(int32_t tid) {
+    const Request* open = requests.open_on(tid);
+    if (open == nullptr || !open->provider) return;
+    syscall_leaves = true;
+    const uint64_t leaf = open->id;
+    requests.release(leaf);
+    levels.forget_leaf(tid, leaf);
   }
 
   // Events come in time order: the first request seen to start started first.
@@ -146,7 +215,8 @@ struct Engine::Impl {
   }
 
   void finish_request(const Request& r, uint64_t end, int64_t result) {
-    attribution.finish(r, end, result);
+    const LeafOutcome outcome = attribution.finish(r, end, result);
+    levels.add_leaf(r.tid, r.op, outcome, [&] { return attribution.waterfall_of(r, end, result); });
     if (!finished_request) return;
     FinishedRequest f;
     f.id = r.id;
@@ -173,6 +243,7 @@ struct Engine::Impl {
     splitter.finish([this](std::string_view text) { line(text); });
     sorter.flush([this](const Event& e) { dispatch(e); });
     bios.settle_all();
+    levels.finish();
 
     Result result;
     result.events = events;
@@ -204,7 +275,17 @@ struct Engine::Impl {
       d.service = latency_of(s.service);
       result.devices.push_back(std::move(d));
     }
-    result.slow_members = find_slow_members(stack, stats, attribution);
+    if (accounts.has_levels()) {
+      // The outermost level is the unit the user reads.
+      result.levels = accounts.results();
+      result.requests = latency_of(accounts.outer_latency());
+      result.request_errors = accounts.outer_errors();
+      result.slowest = accounts.slowest();
+      result.slowest_time = accounts.slowest_time(kSlowestFraction);
+      result.slow_members = find_slow_members(stack, stats, accounts);
+    } else {
+      result.slow_members = find_slow_members(stack, stats, attribution);
+    }
     result.failing_members = find_failing_members(stack, stats);
 
     result.loss = loss;
@@ -231,6 +312,11 @@ struct Engine::Impl {
   RequestTracker requests;
   BioTracker bios;
   Attribution attribution;
+  LevelAccounts accounts;
+  LevelTracker levels;
+  std::unordered_map<uint64_t, std::string> texts;  // PT's, by number, until dispatched
+  uint64_t texts_held = 0;
+  bool syscall_leaves = false;  // a system call was seen inside a provider leaf
   RemapChecker remaps;
   Sorter sorter;
   LineSplitter splitter;

@@ -19,6 +19,9 @@ enum class Kind : uint8_t {
   sys_start,    // SS: the program entered an I/O system call
   sys_done,     // SD: the same thread's system call returned
   run_start,    // RB: block_hasher's run starts (whether it reads with O_DIRECT)
+  level_begin,  // PB: a request of the provider begins, at one of its levels
+  level_text,   // PT: its text (a query's SQL)
+  level_end,    // PE: it ends
 };
 
 struct Event {
@@ -45,6 +48,10 @@ struct Event {
   uint8_t syscall = 0;
   bool direct = false;
   uint64_t inode = 0;
+  // PB, PT, PE: the request's level (its index in the provider's declaration). KEY is `id`,
+  // OP `rw` (R, W, F or -), FILE `inode`, RESULT `value`. PT: `parent` is the text's number in
+  // the engine's side table (an Event is copied through the sorter; the text is not).
+  uint32_t level = 0;
 };
 
 // The I/O system calls SS names, in the order of their index; F marks fsync and fdatasync.
