@@ -64,7 +64,8 @@ struct Engine::Impl {
         request_source(options.requests),
         request_provider(options.request_provider),
         other_line(options.other_line),
-        finished_request(options.finished_request) {}
+        finished_request(options.finished_request),
+        finished_level_request(options.finished_level_request) {}
 
   void line(std::string_view text) {
     Event event;
@@ -195,7 +196,25 @@ struct Engine::Impl {
         finish_request(r, end, result);
       });
     }
+    if (finished_level_request) report_level_request(levels.at(*place), event);
     levels.end(*place, event.ts, event.value);
+  }
+
+  void report_level_request(const ProviderRequest& r, const Event& end) {
+    FinishedLevelRequest f;
+    f.id = r.id;
+    f.tid = r.tid;
+    f.level = r.level;
+    f.name = accounts.level(r.level).name;
+    f.op = r.op;
+    f.file = r.file;
+    f.offset = r.offset;
+    f.size = r.size;
+    f.result = end.value;
+    f.start_ns = r.start;
+    f.latency_ns = end.ts > r.start ? end.ts - r.start : 0;
+    f.text = r.text;
+    finished_level_request(f);
   }
 
   // A system call inside a provider request that was taken for the leaf I/O: from here on the
@@ -331,6 +350,7 @@ struct Engine::Impl {
   std::string request_provider;
   std::function<void(std::string_view)> other_line;
   std::function<void(const FinishedRequest&)> finished_request;
+  std::function<void(const FinishedLevelRequest&)> finished_level_request;
   bool usdt_direct = false;  // RB: block_hasher reads with O_DIRECT
   std::optional<uint64_t> first_request_start;
 };

@@ -36,6 +36,7 @@ class LevelAccounts final : public TailShares {
   // A level the provider has. Without a declaration every level is taken, named by its index.
   bool takes_level(uint32_t level);
   [[nodiscard]] bool has_levels() const { return !levels_.empty(); }
+  [[nodiscard]] const RequestLevel& level(uint32_t index) const { return levels_[index]; }
   // The deepest level declared (the leaf I/O when the stream has no system calls).
   [[nodiscard]] bool deepest(uint32_t level) const { return level + 1 == levels_.size(); }
 

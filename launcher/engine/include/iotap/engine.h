@@ -72,6 +72,20 @@ struct RequestLevel {
   std::string plural;
 };
 
+// One request of a provider's (a query, a buffer read) as it ended, for a caller that keeps them
+// (--perfetto nests them over the leaf I/O of their thread, whose FinishedRequest comes first).
+struct FinishedLevelRequest {
+  uint64_t id = 0;  // the provider's requests' own numbering, from 1
+  int32_t tid = 0;
+  uint32_t level = 0;
+  std::string_view name;  // the level's ("query")
+  char op = '-';          // R, W, F or -
+  uint64_t file = 0, offset = 0, size = 0;
+  int64_t result = 0;
+  uint64_t start_ns = 0, latency_ns = 0;
+  std::string_view text;  // PT's, or empty
+};
+
 struct Options {
   size_t slowest = 0;  // waterfalls kept for the N slowest requests
   RequestSource requests = RequestSource::usdt;
@@ -92,6 +106,8 @@ struct Options {
   // Optional. Each bio as it ends (a child before its parent, which ends after it); bios the
   // stream never saw end (abandoned, still in flight) are not given.
   std::function<void(const FinishedBio&)> finished_bio = {};
+  // Optional. Each provider request as it ends (those whose end was lost are not given).
+  std::function<void(const FinishedLevelRequest&)> finished_level_request = {};
 };
 
 struct Latency {
