@@ -200,7 +200,7 @@ struct Engine::Impl {
     levels.end(*place, event.ts, event.value);
   }
 
-  void report_level_request(const ProviderRequest& r, const Event& end) {
+  void report_level_request(const ProviderRequest& r, const Event& end) const {
     FinishedLevelRequest f;
     f.id = r.id;
     f.tid = r.tid;

@@ -41,12 +41,14 @@ ProviderRequest* LevelTracker::begin(const Event& event) {
 void LevelTracker::text(const Event& event, std::string_view text) {
   const auto it = stacks_.find(event.tid);
   if (it == stacks_.end()) return;
-  for (auto open = it->second.rbegin(); open != it->second.rend(); ++open) {
-    if (open->level != event.level || (event.id != 0 && open->key != event.id)) continue;
-    open->text.assign(text.substr(0, kTextBytes));
+  auto& stack = it->second;
+  for (size_t i = stack.size(); i-- > 0;) {
+    ProviderRequest& open = stack[i];
+    if (open.level != event.level || (event.id != 0 && open.key != event.id)) continue;
+    open.text.assign(text.substr(0, kTextBytes));
     // The probe turns newlines and tabs into spaces; a stream from elsewhere may not have.
     std::replace_if(
-        open->text.begin(), open->text.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
+        open.text.begin(), open.text.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
     return;
   }
 }

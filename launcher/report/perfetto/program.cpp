@@ -31,6 +31,7 @@ void program(const std::vector<Request>& requests, const std::vector<LevelReques
   // They end innermost first; written outermost first, so that a viewer that nests by order as
   // well as by time sees each slice after the one enclosing it.
   std::vector<const LevelRequest*> by_start;
+  by_start.reserve(levels.size());
   for (const auto& level : levels) by_start.push_back(&level);
   std::ranges::stable_sort(by_start, [](const LevelRequest* a, const LevelRequest* b) {
     return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->level < b->level;
