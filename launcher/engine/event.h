@@ -39,8 +39,12 @@ struct Event {
   uint64_t bytes = 0;        // Q, X, M, I, D
   uint64_t from_sector = 0;  // M
   int64_t value = 0;         // RD, SD: the call's result; C, D: the block status
-  // RS only.
+  // RS only: `thread` (the program's thread index) and `block`.
   int32_t thread = 0;
+  // PB, PT, PE: the request's level (its index in the provider's declaration). KEY is `id`,
+  // OP `rw` (R, W, F or -), FILE `inode`, RESULT `value`. PT: `parent` is the text's number in
+  // the engine's side table (an Event is copied through the sorter; the text is not).
+  uint32_t level = 0;  // beside `thread`: in what was its padding
   uint64_t block = 0;
   uint64_t offset = 0, size = 0;  // RS, SS
   // SS only: which call (syscall_name()), the file's inode, O_DIRECT (RB too). DEV is the file's
@@ -48,10 +52,6 @@ struct Event {
   uint8_t syscall = 0;
   bool direct = false;
   uint64_t inode = 0;
-  // PB, PT, PE: the request's level (its index in the provider's declaration). KEY is `id`,
-  // OP `rw` (R, W, F or -), FILE `inode`, RESULT `value`. PT: `parent` is the text's number in
-  // the engine's side table (an Event is copied through the sorter; the text is not).
-  uint32_t level = 0;
 };
 
 // The I/O system calls SS names, in the order of their index; F marks fsync and fdatasync.
