@@ -12,7 +12,7 @@ namespace iotap::compare {
 
 namespace {
 
-constexpr const char* kAttributionSchema = "iotap.attribution/2";
+constexpr const char* kAttributionSchema = "iotap.attribution/3";
 
 // The relative change from a to b, or null when a is 0 (no base to compare with).
 Json change(double a, double b) {
@@ -136,6 +136,35 @@ Json verdict_of(const Json& doc) {
   return out;
 }
 
+// A provider's levels by name (a's first, then b's that a lacks): count, latency and the time
+// split. Empty when neither side has levels (schema 2, or a run without a provider's levels).
+Json level_pairs(const Json& a, const Json& b) {
+  const Json& la = list_of(a, "levels");
+  const Json& lb = list_of(b, "levels");
+  const auto levels_a = by_name(la, "name");
+  const auto levels_b = by_name(lb, "name");
+  Json levels = Json::array();
+  std::unordered_map<std::string, bool> listed;
+  for (const Json* list : {&la, &lb}) {
+    for (const auto& level : *list) {
+      const std::string name = name_of(level);
+      if (!listed.emplace(name, true).second) continue;
+      const Json& x = found_or_null(levels_a, name);
+      const Json& y = found_or_null(levels_b, name);
+      Json time;
+      for (const char* part : {"reads_stack", "reads_cache", "writes", "other"})
+        time[part] = pair(member(object_of(x, "time_us"), part),
+                          member(object_of(y, "time_us"), part), /*latency=*/true);
+      levels.push_back(
+          {{"name", name},
+           {"count", pair(member(x, "count"), member(y, "count"), false)},
+           {"latency_us", latency_pairs(object_of(x, "latency_us"), object_of(y, "latency_us"))},
+           {"time_us", std::move(time)}});
+    }
+  }
+  return levels;
+}
+
 }  // namespace
 
 Json attribution_of(const recording::Recording& recording) {
@@ -210,6 +239,7 @@ Json compare(const Json& a, const std::string& a_name, const Json& b, const std:
   }
   requests["kinds"] = std::move(kinds);
   out["requests"] = std::move(requests);
+  out["levels"] = level_pairs(a, b);
 
   // The block I/O rows: a recording has none of its own (it is marked as having no data).
   const char* no_data = is_recording(a) ? "a" : is_recording(b) ? "b" : nullptr;

@@ -93,6 +93,14 @@ std::string compare_text(const Json& c) {
     text += row(op + "s", kind["count"]);
     text += row(op + " mean us", kind["latency_us"]["mean"]);
   }
+  for (const auto& level : c.value("levels", Json::array())) {
+    const std::string name = level["name"];
+    text += "\n" + name + " (a provider's level)\n";
+    text += row("count", level["count"]);
+    text += row("mean us", level["latency_us"]["mean"]);
+    text += row("p99 us", level["latency_us"]["p99"]);
+    for (const auto& [part, pair] : level["time_us"].items()) text += row(part + " us", pair);
+  }
   if (!c["layers"].empty()) {
     text += "\nlayers (critical path, mean per request)\n" + no_data_note(c);
     for (const auto& layer : c["layers"]) {

@@ -82,8 +82,10 @@ void Attribution::charge_path(const Segment& segment, std::vector<Charge>& charg
   }
 }
 
-void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
+LeafOutcome Attribution::finish(const Request& request, uint64_t end, int64_t result) {
   const uint64_t latency = end > request.start ? end - request.start : 0;
+  LeafOutcome outcome;
+  outcome.latency_ns = latency;
   Kind& kind = kinds_[kind_of(request.op)];
   latency_.add(latency);
   kind.latency.add(latency);
@@ -98,8 +100,9 @@ void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
     // its bios were lost, which the loss line counts). Its time was not spent below.
     ++without_block_io_;
     ++kind.without_block_io;
-    return;
+    return outcome;
   }
+  outcome.reached_stack = true;
   io_latency_.add(latency);
   total_ns_ += static_cast<double>(latency);
 
@@ -122,16 +125,22 @@ void Attribution::finish(const Request& request, uint64_t end, int64_t result) {
     if (charge.device == kNoDevice) continue;
     if (charge.device >= tail.device_ns.size()) tail.device_ns.resize(stack_.size());
     tail.device_ns[charge.device] += static_cast<double>(charge.ns);
+    outcome.device_ns.emplace_back(charge.device, charge.ns);
   }
 
-  if (slowest_ == 0) return;
-  if (heap_.size() == slowest_ && latency <= heap_.front().latency_ns) return;
+  if (slowest_ == 0) return outcome;
+  if (heap_.size() == slowest_ && latency <= heap_.front().latency_ns) return outcome;
   heap_.push_back(waterfall(request, end, result, segments));
   std::push_heap(heap_.begin(), heap_.end(), slower);
   if (heap_.size() > slowest_) {
     std::pop_heap(heap_.begin(), heap_.end(), slower);
     heap_.pop_back();
   }
+  return outcome;
+}
+
+Waterfall Attribution::waterfall_of(const Request& request, uint64_t end, int64_t result) const {
+  return waterfall(request, end, result, critical_roots(request, end));
 }
 
 Waterfall Attribution::waterfall(const Request& request, uint64_t end, int64_t result,

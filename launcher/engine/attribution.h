@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "bio_tree.h"
@@ -26,15 +27,27 @@
 #include "iotap/engine.h"
 #include "request_tracker.h"
 #include "stack.h"
+#include "tail_shares.h"
 
 namespace iotap::engine {
 
-class Attribution {
+// What one request's end told: its latency, whether any bio of its own completed (it reached
+// the stack), and the time charged to each device on its critical path. The provider's levels
+// add it to the requests the request ran inside.
+struct LeafOutcome {
+  uint64_t latency_ns = 0;
+  bool reached_stack = false;
+  std::vector<std::pair<uint32_t, uint64_t>> device_ns;  // device index, ns
+};
+
+class Attribution final : public TailShares {
  public:
   Attribution(const BioPool& pool, const Stack& stack, size_t slowest)
       : pool_(pool), stack_(stack), slowest_(slowest) {}
 
-  void finish(const Request& request, uint64_t end, int64_t result);
+  LeafOutcome finish(const Request& request, uint64_t end, int64_t result);
+  // The request's waterfall, as slowest() gives it; while it is still open (its bio trees held).
+  [[nodiscard]] Waterfall waterfall_of(const Request& request, uint64_t end, int64_t result) const;
 
   [[nodiscard]] const Histogram& latency() const { return latency_; }
   [[nodiscard]] uint64_t errors() const { return errors_; }
@@ -48,11 +61,8 @@ class Attribution {
   // Over the requests that reached a device, the slowest `fraction` of them (from the
   // (1 - fraction) percentile up, its whole latency bucket, so at least one request): the part of
   // their time charged to `devices`, and how many requests that is.
-  struct TailShare {
-    double share = 0;
-    uint64_t requests = 0;
-  };
-  [[nodiscard]] TailShare share_of_tail(const std::vector<size_t>& devices, double fraction) const;
+  [[nodiscard]] TailShare share_of_tail(const std::vector<size_t>& devices,
+                                        double fraction) const override;
 
  private:
   struct Charge {

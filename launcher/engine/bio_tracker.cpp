@@ -277,7 +277,7 @@ void BioTracker::rq_complete(const Event& event) {
 
 void BioTracker::before(const Event& event) {
   if (covered_cpus_ == 0) return;
-  if (event.kind == Kind::read_done) {
+  if (event.kind == Kind::read_done || event.kind == Kind::level_end) {
     settle_all();
     return;
   }

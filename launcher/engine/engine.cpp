@@ -9,9 +9,12 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <unordered_map>
 
 #include "attribution.h"
 #include "bio_tracker.h"
+#include "level_accounts.h"
+#include "level_tracker.h"
 #include "remap_check.h"
 #include "request_tracker.h"
 #include "sorter.h"
@@ -51,12 +54,18 @@ struct Engine::Impl {
         requests(pool),
         bios(pool, stack, stats, requests, options.finished_bio),
         attribution(pool, stack, options.slowest),
+        accounts(options.levels, options.slowest),
+        levels(accounts,
+               [this](const ProviderRequest& dropped) {
+                 if (dropped.leaf != 0) this->requests.release(dropped.leaf);
+               }),
         remaps(stack),
         sorter(options.reorder_window_ns, options.reorder_window_events),
         request_source(options.requests),
         request_provider(options.request_provider),
         other_line(options.other_line),
-        finished_request(options.finished_request) {}
+        finished_request(options.finished_request),
+        finished_level_request(options.finished_level_request) {}
 
   void line(std::string_view text) {
     Event event;
@@ -68,6 +77,7 @@ struct Engine::Impl {
           return;
         }
         ++events;
+        if (event.kind == Kind::level_text) hold_text(event, t.text);
         first_ts = std::min(first_ts, event.ts);
         last_ts = std::max(last_ts, event.ts);
         sorter.push(event, [this](const Event& e) { dispatch(e); });
@@ -128,6 +138,7 @@ struct Engine::Impl {
           ++requests_elsewhere;
           return;
         }
+        release_provider_leaf(event.tid);
         note_request_start(event.ts);
         requests.start_syscall(event);
         return;
@@ -137,7 +148,84 @@ struct Engine::Impl {
           finish_request(r, end, result);
         });
         return;
+      case Kind::level_begin:
+        begin_level(event);
+        return;
+      case Kind::level_text:
+        if (const auto it = texts.find(event.parent); it != texts.end()) {
+          levels.text(event, it->second);
+          texts.erase(it);
+        }
+        return;
+      case Kind::level_end:
+        end_level(event);
+        return;
     }
+  }
+
+  // PT's text waits beside the sorter, which copies events, until its event comes out.
+  void hold_text(Event& event, std::string_view text) {
+    event.parent = ++texts_held;
+    texts.emplace(event.parent, std::string(text.substr(0, kTextBytes)));
+  }
+
+  void begin_level(const Event& event) {
+    ProviderRequest* request = levels.begin(event);
+    if (request == nullptr) {
+      ++loss.malformed_lines;  // a LEVEL the provider does not have
+      return;
+    }
+    // The deepest level's I/O is the leaf I/O while the stream shows no system calls inside it.
+    if (accounts.deepest(event.level) && event.rw != '-' && !syscall_leaves &&
+        requests.open_on(event.tid) == nullptr) {
+      note_request_start(event.ts);
+      request->leaf = requests.start_provider_leaf(event);
+    }
+  }
+
+  void end_level(const Event& event) {
+    const auto place = levels.find(event);
+    if (!place) {
+      ++unmatched_read_ends;
+      return;
+    }
+    if (const uint64_t leaf = levels.at(*place).leaf; leaf != 0) {
+      Event done = event;
+      done.id = leaf;
+      requests.done(done, [this](const Request& r, uint64_t end, int64_t result) {
+        finish_request(r, end, result);
+      });
+    }
+    if (finished_level_request) report_level_request(levels.at(*place), event);
+    levels.end(*place, event.ts, event.value);
+  }
+
+  void report_level_request(const ProviderRequest& r, const Event& end) const {
+    FinishedLevelRequest f;
+    f.id = r.id;
+    f.tid = r.tid;
+    f.level = r.level;
+    f.name = accounts.level(r.level).name;
+    f.op = r.op;
+    f.file = r.file;
+    f.offset = r.offset;
+    f.size = r.size;
+    f.result = end.value;
+    f.start_ns = r.start;
+    f.latency_ns = end.ts > r.start ? end.ts - r.start : 0;
+    f.text = r.text;
+    finished_level_request(f);
+  }
+
+  // A system call inside a provider request that was taken for the leaf I/O: from here on the
+  // system calls are the leaves.
+  void release_provider_leaf(int32_t tid) {
+    const Request* open = requests.open_on(tid);
+    if (open == nullptr || !open->provider) return;
+    syscall_leaves = true;
+    const uint64_t leaf = open->id;
+    requests.release(leaf);
+    levels.forget_leaf(tid, leaf);
   }
 
   // Events come in time order: the first request seen to start started first.
@@ -146,7 +234,8 @@ struct Engine::Impl {
   }
 
   void finish_request(const Request& r, uint64_t end, int64_t result) {
-    attribution.finish(r, end, result);
+    const LeafOutcome outcome = attribution.finish(r, end, result);
+    levels.add_leaf(r.tid, r.op, outcome, [&] { return attribution.waterfall_of(r, end, result); });
     if (!finished_request) return;
     FinishedRequest f;
     f.id = r.id;
@@ -173,6 +262,7 @@ struct Engine::Impl {
     splitter.finish([this](std::string_view text) { line(text); });
     sorter.flush([this](const Event& e) { dispatch(e); });
     bios.settle_all();
+    levels.finish();
 
     Result result;
     result.events = events;
@@ -204,7 +294,17 @@ struct Engine::Impl {
       d.service = latency_of(s.service);
       result.devices.push_back(std::move(d));
     }
-    result.slow_members = find_slow_members(stack, stats, attribution);
+    if (accounts.has_levels()) {
+      // The outermost level is the unit the user reads.
+      result.levels = accounts.results();
+      result.requests = latency_of(accounts.outer_latency());
+      result.request_errors = accounts.outer_errors();
+      result.slowest = accounts.slowest();
+      result.slowest_time = accounts.slowest_time(kSlowestFraction);
+      result.slow_members = find_slow_members(stack, stats, accounts);
+    } else {
+      result.slow_members = find_slow_members(stack, stats, attribution);
+    }
     result.failing_members = find_failing_members(stack, stats);
 
     result.loss = loss;
@@ -231,6 +331,11 @@ struct Engine::Impl {
   RequestTracker requests;
   BioTracker bios;
   Attribution attribution;
+  LevelAccounts accounts;
+  LevelTracker levels;
+  std::unordered_map<uint64_t, std::string> texts;  // PT's, by number, until dispatched
+  uint64_t texts_held = 0;
+  bool syscall_leaves = false;  // a system call was seen inside a provider leaf
   RemapChecker remaps;
   Sorter sorter;
   LineSplitter splitter;
@@ -245,6 +350,7 @@ struct Engine::Impl {
   std::string request_provider;
   std::function<void(std::string_view)> other_line;
   std::function<void(const FinishedRequest&)> finished_request;
+  std::function<void(const FinishedLevelRequest&)> finished_level_request;
   bool usdt_direct = false;  // RB: block_hasher reads with O_DIRECT
   std::optional<uint64_t> first_request_start;
 };

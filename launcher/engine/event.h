@@ -19,6 +19,9 @@ enum class Kind : uint8_t {
   sys_start,    // SS: the program entered an I/O system call
   sys_done,     // SD: the same thread's system call returned
   run_start,    // RB: block_hasher's run starts (whether it reads with O_DIRECT)
+  level_begin,  // PB: a request of the provider begins, at one of its levels
+  level_text,   // PT: its text (a query's SQL)
+  level_end,    // PE: it ends
 };
 
 struct Event {
@@ -36,8 +39,12 @@ struct Event {
   uint64_t bytes = 0;        // Q, X, M, I, D
   uint64_t from_sector = 0;  // M
   int64_t value = 0;         // RD, SD: the call's result; C, D: the block status
-  // RS only.
+  // RS only: `thread` (the program's thread index) and `block`.
   int32_t thread = 0;
+  // PB, PT, PE: the request's level (its index in the provider's declaration). KEY is `id`,
+  // OP `rw` (R, W, F or -), FILE `inode`, RESULT `value`. PT: `parent` is the text's number in
+  // the engine's side table (an Event is copied through the sorter; the text is not).
+  uint32_t level = 0;  // beside `thread`: in what was its padding
   uint64_t block = 0;
   uint64_t offset = 0, size = 0;  // RS, SS
   // SS only: which call (syscall_name()), the file's inode, O_DIRECT (RB too). DEV is the file's

@@ -22,6 +22,17 @@ void RequestTracker::start_syscall(const Event& event) {
   request.dev = event.dev;
 }
 
+uint64_t RequestTracker::start_provider_leaf(const Event& event) {
+  Event numbered = event;
+  numbered.id = next_syscall_id_++;
+  numbered.thread = event.tid;
+  start(numbered, false);
+  Request& request = open_.at(numbered.id);
+  request.op = event.rw;
+  request.provider = true;
+  return numbered.id;
+}
+
 void RequestTracker::start(const Event& event, bool direct) {
   // A thread has one request open at a time: an earlier one still open lost its end.
   abandon_on(event.tid);

@@ -24,6 +24,7 @@ struct Request {
   int syscall = -1;             // SS: its index in kSyscalls; -1 for a USDT read
   uint32_t dev = 0;             // SS: the file's device
   bool direct = false;          // O_DIRECT
+  bool provider = false;        // a provider's request (PB) that is itself the leaf I/O
   std::vector<uint32_t> roots;  // held in the pool until the read ends
 };
 
@@ -43,6 +44,14 @@ class RequestTracker {
   // SS: a new request, numbered here (the stream carries no id for it: counting in the probe
   // would need a lock).
   void start_syscall(const Event& event);
+  // PB of a provider request that is itself the leaf I/O (the stream has no system calls):
+  // numbered as a system call is; returns its id.
+  uint64_t start_provider_leaf(const Event& event);
+  // Forgets the request `id` without counting it: a provider leaf that turned out to hold
+  // system calls (they are the leaves), or whose own request was dropped (counted there).
+  void release(uint64_t id) {
+    if (const auto it = open_.find(id); it != open_.end()) close(it);
+  }
   // Forgets what `tid` has open (an SS the engine does not follow came in: anything open there
   // lost its end).
   void abandon_on(int32_t tid);

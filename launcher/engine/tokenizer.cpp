@@ -9,6 +9,9 @@
 namespace iotap::engine {
 namespace {
 
+// PB's LEVEL: a provider with more levels than this is not a nesting of requests.
+constexpr uint64_t kMaxLevel = 63;
+
 // Reads space-separated fields left to right; any failure sticks.
 class Fields {
  public:
@@ -43,6 +46,24 @@ class Fields {
   bool rw(char& out) { return letter(out, "RW-"); }
   // A replayed request's op (US): R, W or F.
   bool op(char& out) { return letter(out, "RWF"); }
+  // A provider request's op (PB): R, W, F, or - (not I/O itself: a query).
+  bool level_op(char& out) { return letter(out, "RWF-"); }
+  // A level index: small (a provider declares a few).
+  bool level(uint32_t& out) {
+    uint64_t value = 0;
+    if (!number(value)) return false;
+    if (value > kMaxLevel) return fail();
+    out = static_cast<uint32_t>(value);
+    return true;
+  }
+
+  // PT's TEXT: the rest of the line after one space (it may be empty, and hold spaces).
+  std::string_view rest() {
+    if (!ok_ || p_ == end_) return {};
+    const std::string_view text(p_ + 1, static_cast<size_t>(end_ - p_ - 1));  // *p_ is ' '
+    p_ = end_;
+    return text;
+  }
 
   // A call SS names: its index in kSyscalls, and its R/W/F.
   bool syscall(uint8_t& index, char& op) {
@@ -147,6 +168,18 @@ bool kind_of(std::string_view word, Kind& kind) {
     kind = Kind::run_start;
     return true;
   }
+  if (word == "PB") {
+    kind = Kind::level_begin;
+    return true;
+  }
+  if (word == "PT") {
+    kind = Kind::level_text;
+    return true;
+  }
+  if (word == "PE") {
+    kind = Kind::level_end;
+    return true;
+  }
   return false;
 }
 
@@ -155,17 +188,18 @@ bool kind_of(std::string_view word, Kind& kind) {
 Tokenized tokenize(std::string_view line, Event& event) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   const size_t space = line.find(' ');
-  if (space == std::string_view::npos) return {LineKind::other, nullptr};
+  if (space == std::string_view::npos) return {LineKind::other, nullptr, {}};
   const std::string_view word = line.substr(0, space);
   if (!kind_of(word, event.kind)) {
-    if (word == "iotap-events") return {LineKind::header, nullptr};
-    return {LineKind::other, nullptr};
+    if (word == "iotap-events") return {LineKind::header, nullptr, {}};
+    return {LineKind::other, nullptr, {}};
   }
 
   Fields f(line.data() + space, line.data() + line.size());
   if (!(f.number(event.ts) && f.number(event.cpu) && f.number(event.seq) && f.number(event.tid)))
-    return {LineKind::malformed, "bad TS CPU SEQ TID"};
+    return {LineKind::malformed, "bad TS CPU SEQ TID", {}};
   bool read = false;
+  std::string_view text;
   switch (event.kind) {
     case Kind::read_start:
       if (word == "US") {
@@ -213,10 +247,22 @@ Tokenized tokenize(std::string_view line, Event& event) {
     case Kind::run_start:
       read = f.flag(event.direct);
       break;
+    case Kind::level_begin:
+      read = f.level(event.level) && f.number(event.id) && f.level_op(event.rw) &&
+             f.number(event.inode) && f.number(event.offset) && f.number(event.size);
+      break;
+    case Kind::level_text:
+      read = f.level(event.level) && f.number(event.id);
+      text = f.rest();
+      read = read && f.done();
+      break;
+    case Kind::level_end:
+      read = f.level(event.level) && f.number(event.id) && f.number(event.value);
+      break;
   }
-  if (!read) return {LineKind::malformed, "bad or missing field"};
-  if (!f.done()) return {LineKind::malformed, "extra fields"};
-  return {LineKind::event, nullptr};
+  if (!read) return {LineKind::malformed, "bad or missing field", {}};
+  if (!f.done()) return {LineKind::malformed, "extra fields", {}};
+  return {LineKind::event, nullptr, text};
 }
 
 }  // namespace iotap::engine

@@ -15,6 +15,7 @@ enum class LineKind : uint8_t { event, header, other, malformed };
 struct Tokenized {
   LineKind kind = LineKind::other;
   const char* error = nullptr;  // malformed: what was wrong
+  std::string_view text;        // PT: its TEXT, inside the line
 };
 
 // `line` has no newline; a trailing '\r' is ignored.

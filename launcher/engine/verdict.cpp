@@ -63,8 +63,7 @@ SiblingComparison compare_with_siblings(const MemberTimes& member,
 
 std::vector<SlowMember> find_slow_members(const Stack& stack,
                                           const std::vector<DeviceStats>& devices,
-                                          const Attribution& attribution,
-                                          const VerdictRules& rules) {
+                                          const TailShares& tail, const VerdictRules& rules) {
   std::vector<SlowMember> slow;
   for (size_t array = 0; array < stack.size(); ++array) {
     const auto& members = stack[array].children;
@@ -89,9 +88,9 @@ std::vector<SlowMember> find_slow_members(const Stack& stack,
       result.mean_us = devices[named].latency.mean() / 1000;
       result.siblings_mean_us = comparison.siblings_mean_ns / 1000;
       result.siblings = siblings.size();
-      const auto tail = attribution.share_of_tail(stack.subtree(member), rules.slowest_fraction);
-      result.share_of_slowest = tail.share;
-      result.slowest_requests = tail.requests;
+      const auto share = tail.share_of_tail(stack.subtree(member), rules.slowest_fraction);
+      result.share_of_slowest = share.share;
+      result.slowest_requests = share.requests;
       slow.push_back(std::move(result));
     }
   }

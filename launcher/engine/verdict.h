@@ -6,16 +6,17 @@
 // it, for its mean and its median). The device named is then the deepest one on the chain of
 // single-member devices beneath the member (linear -> delay -> ram) whose own (exclusive) time
 // carries at least 80% of the member's time: `raid0(ram*3, linear(delay(ram, 20ms)))` names the
-// delay. Its share of the slowest requests' time is read from attribution.
+// delay. Its share of the slowest requests' time is read from `tail`: attribution's leaf requests,
+// or the provider's outermost level (the slowest queries) when it has levels.
 //
 // Failing: a device whose ios failed while none of its members' did: where the errors start.
 #include <vector>
 
-#include "attribution.h"
 #include "device_stats.h"
 #include "iotap/engine.h"
 #include "iotap/slow_member_rule.h"
 #include "stack.h"
+#include "tail_shares.h"
 
 namespace iotap::engine {
 
@@ -26,8 +27,7 @@ struct VerdictRules {
 
 std::vector<SlowMember> find_slow_members(const Stack& stack,
                                           const std::vector<DeviceStats>& devices,
-                                          const Attribution& attribution,
-                                          const VerdictRules& rules = {});
+                                          const TailShares& tail, const VerdictRules& rules = {});
 
 std::vector<FailingMember> find_failing_members(const Stack& stack,
                                                 const std::vector<DeviceStats>& devices);

@@ -224,23 +224,53 @@ void check_verdict(const Checker& c, const Json& doc) {
   });
 }
 
-// A waterfall needs its request, its latency and its stages, each stage its layer and times.
-void check_slowest(const Checker& c, const Json& doc) {
-  c.objects(doc, "", "slowest", [&c](const Json& w, const std::string& item) {
-    c.field(w, item, "request", Type::kCount, /*required=*/true);
-    c.field(w, item, "call", Type::kString);
-    c.fields(w, item, {"thread", "offset", "result"}, Type::kInteger);
-    c.field(w, item, "size", Type::kNumber);
-    c.field(w, item, "latency_us", Type::kNumber, /*required=*/true);
-    c.field(w, item, "stages", Type::kArray, /*required=*/true);
-    c.objects(w, item, "stages", [&c](const Json& s, const std::string& stage) {
-      c.field(s, stage, "layer", Type::kString, /*required=*/true);
-      c.field(s, stage, "device", Type::kString);
-      c.field(s, stage, "start_us", Type::kNumber, /*required=*/true);
-      c.field(s, stage, "dwell_us", Type::kNumber, /*required=*/true);
-      c.field(s, stage, "bios", Type::kCount);
+// A provider's levels (schema 3): each with its name, counts, latency and time split.
+void check_levels(const Checker& c, const Json& doc) {
+  if (const auto it = doc.find("slowest_time"); it != doc.end() && !it->is_null())
+    c.object(doc, "", "slowest_time", [&c](const Json& t, const std::string& at) {
+      c.field(t, at, "requests", Type::kCount);
+      c.fields(t, at, {"reads_share", "stack_share"}, Type::kNumber);
+    });
+  c.objects(doc, "", "levels", [&c](const Json& level, const std::string& item) {
+    c.field(level, item, "name", Type::kString, /*required=*/true);
+    c.field(level, item, "plural", Type::kString);
+    c.fields(level, item, {"count", "errors", "unfinished"}, Type::kCount);
+    c.latency(level, item);
+    c.object(level, item, "time_us", [&c](const Json& t, const std::string& at) {
+      c.fields(t, at, {"reads_stack", "reads_cache", "writes", "other"}, Type::kNumber);
     });
   });
+}
+
+// A waterfall needs its request, its latency and its stages, each stage its layer and times.
+void check_waterfall(const Checker& c, const Json& w, const std::string& item) {
+  c.field(w, item, "request", Type::kCount, /*required=*/true);
+  c.field(w, item, "call", Type::kString);
+  c.fields(w, item, {"thread", "offset", "result"}, Type::kInteger);
+  c.field(w, item, "size", Type::kNumber);
+  c.field(w, item, "latency_us", Type::kNumber, /*required=*/true);
+  c.field(w, item, "stages", Type::kArray, /*required=*/true);
+  c.objects(w, item, "stages", [&c](const Json& s, const std::string& stage) {
+    c.field(s, stage, "layer", Type::kString, /*required=*/true);
+    c.field(s, stage, "device", Type::kString);
+    c.field(s, stage, "start_us", Type::kNumber, /*required=*/true);
+    c.field(s, stage, "dwell_us", Type::kNumber, /*required=*/true);
+    c.field(s, stage, "bios", Type::kCount);
+  });
+  c.field(w, item, "level", Type::kString);
+  c.field(w, item, "text", Type::kString);
+  // A query's I/O: waterfalls of their own (they hold no inner ones: a query's are its leaves).
+  c.objects(w, item, "inner", [&c](const Json& io, const std::string& at) {
+    c.field(io, at, "request", Type::kCount, /*required=*/true);
+    c.field(io, at, "latency_us", Type::kNumber, /*required=*/true);
+    c.field(io, at, "start_us", Type::kNumber);
+    c.field(io, at, "stages", Type::kArray, /*required=*/true);
+  });
+}
+
+void check_slowest(const Checker& c, const Json& doc) {
+  c.objects(doc, "", "slowest",
+            [&c](const Json& w, const std::string& item) { check_waterfall(c, w, item); });
 }
 
 void check_the_rest(const Checker& c, const Json& doc) {
@@ -263,13 +293,16 @@ void check_the_rest(const Checker& c, const Json& doc) {
 
 void check_attribution(const Json& doc, const std::string& file, std::string_view or_else) {
   const auto schema = doc.is_object() ? doc.find("schema") : doc.end();
-  if (!doc.is_object() || schema == doc.end() || *schema != kSchema)
+  if (!doc.is_object() || schema == doc.end() ||
+      (*schema != kSchema && *schema != kSchemaWithoutLevels))
     throw UserError(file + " is not an iotap attribution (the --json of iotap attribute, " +
-                    "diagnose or replay, schema " + kSchema + ")" + std::string(or_else));
+                    "diagnose or replay, schema " + kSchema + " or " + kSchemaWithoutLevels + ")" +
+                    std::string(or_else));
   const Checker c(file);
   check_requests(c, doc);
   check_devices(c, doc);
   check_verdict(c, doc);
+  check_levels(c, doc);
   check_slowest(c, doc);
   check_the_rest(c, doc);
 }

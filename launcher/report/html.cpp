@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "html_axis.h"
+#include "html_levels.h"
 #include "html_parts.h"
 #include "words.h"
 
@@ -99,7 +100,7 @@ Marked marked(const Json& verdict) {
   return out;
 }
 
-std::string slow_member_sentence(const Json& s, bool with_share) {
+std::string slow_member_sentence(const Json& s, bool with_share, const html_levels::Unit& unit) {
   const Json evidence = s.value("evidence", Json::object());
   std::string text = "<b>" + escape(text_of(s, "name")) + "</b>";
   if (!text_of(s, "spec").empty()) text += " = <code>" + escape(text_of(s, "spec")) + "</code>";
@@ -112,8 +113,8 @@ std::string slow_member_sentence(const Json& s, bool with_share) {
   const auto slowest = evidence.value("slowest_requests", uint64_t{0});
   if (with_share && slowest > 0)
     text += "; " + percent(evidence.value("share_of_slowest", 0.0)) + " of the slowest " +
-            percent(evidence.value("slowest_fraction", 0.0)) + " of requests' time (" +
-            plural(slowest, "request", "requests") + ")";
+            percent(evidence.value("slowest_fraction", 0.0)) + " of " + unit.many + "' time (" +
+            plural(slowest, unit.one, unit.many) + ")";
   return text;
 }
 
@@ -139,7 +140,8 @@ std::string verdict_section(const Json& a) {
   }
   std::string html = R"(<section id="verdict" class="verdict )" + kind +
                      R"("><p class="headline">)" + headline + "</p>";
-  for (const auto& s : slow) html += "<p>" + slow_member_sentence(s, status == "ok") + "</p>";
+  const html_levels::Unit unit = html_levels::unit_of(a);
+  for (const auto& s : slow) html += "<p>" + slow_member_sentence(s, status == "ok", unit) + "</p>";
   for (const auto& f : failing)
     html += "<p><b>" + escape(text_of(f, "name")) + "</b> in " + escape(text_of(f, "parent")) +
             ": " + std::to_string(f.value("errors", uint64_t{0})) + " of " +
@@ -209,11 +211,12 @@ Json histogram_of(const Json& latency) {
 }
 
 std::string latency_caption(const std::string& name, const Json& latency, uint64_t count,
-                            std::string_view unit) {
+                            std::string_view unit, std::string_view units = {}) {
   return "<figcaption>" + escape(name) + "<span class=\"stat\">" +
-         plural(count, unit, std::string(unit) + "s") + " · p50 " +
-         duration(latency.value("p50", 0.0)) + " · p99 " + duration(latency.value("p99", 0.0)) +
-         " · max " + duration(latency.value("max", 0.0)) + "</span></figcaption>";
+         plural(count, unit, units.empty() ? std::string(unit) + "s" : std::string(units)) +
+         " · p50 " + duration(latency.value("p50", 0.0)) + " · p99 " +
+         duration(latency.value("p99", 0.0)) + " · max " + duration(latency.value("max", 0.0)) +
+         "</span></figcaption>";
 }
 
 std::string histograms_section(const Json& a, const Marked& marks) {
@@ -227,8 +230,9 @@ std::string histograms_section(const Json& a, const Marked& marks) {
     widen(axis, histogram_of(d.value("latency_us", Json::object())));
   if (request_count > 0) {
     html += "<figure class=\"histogram requests\">" +
-            latency_caption("requests (" + text_of(requests, "source") + ")", request_latency,
-                            request_count, "request") +
+            latency_caption(html_levels::unit_of(a).many + " (" + text_of(requests, "source") + ")",
+                            request_latency, request_count, html_levels::unit_of(a).one,
+                            html_levels::unit_of(a).many) +
             html_parts::histogram_svg(on_axis(histogram_of(request_latency), axis), "requests") +
             "</figure>";
   }
@@ -362,12 +366,16 @@ std::string html(const Json& attribution, const std::string& title) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>iotap: " +
       escape(title) + "</title><style>" + kStyle +
       "</style></head><body>\n<h1>iotap</h1><p class=\"sub\">" + escape(title) + " · " +
-      plural(requests.value("count", uint64_t{0}), "request", "requests") + "</p>\n";
+      plural(requests.value("count", uint64_t{0}), html_levels::unit_of(attribution).one,
+             html_levels::unit_of(attribution).many) +
+      "</p>\n";
   page += verdict_section(attribution);
   page += stack_section(attribution, marks);
+  page += html_levels::levels_section(attribution);
   page += layers_section(attribution);
   page += histograms_section(attribution, marks);
-  page += slowest_section(attribution);
+  const std::string level_waterfalls = html_levels::slowest_section(attribution);
+  page += level_waterfalls.empty() ? slowest_section(attribution) : level_waterfalls;
   page += devices_table(attribution, marks);
   page += footer(attribution);
   return page + "</body></html>\n";

@@ -8,6 +8,8 @@ Json json(const engine::Result& r, std::string_view why) {
   Json out;
   out["schema"] = kSchema;
   out["requests"] = attribution_json::requests(r);
+  out["levels"] = attribution_json::levels(r);
+  out["slowest_time"] = attribution_json::slowest_time(r);
   out["unrequested"] = attribution_json::unrequested(r);
   out["layers"] = attribution_json::layers(r);
   out["devices"] = attribution_json::devices(r);

@@ -21,13 +21,20 @@ void PerfettoTrace::add(const engine::FinishedBio& bio) {
                    bio.bytes, bio.dev, bio.error, bio.io, std::string(bio.device)});
 }
 
+void PerfettoTrace::add(const engine::FinishedLevelRequest& request) {
+  levels_.push_back({request.id, request.start_ns, request.start_ns + request.latency_ns,
+                     request.file, request.offset, request.size, request.tid, request.level,
+                     request.result, std::string(request.name), std::string(request.text)});
+}
+
 // One writer per section (perfetto/): this is their order.
 std::string PerfettoTrace::json(std::string_view title) const {
   uint64_t origin = UINT64_MAX;
   for (const auto& request : requests_) origin = std::min(origin, request.start_ns);
   for (const auto& bio : bios_) origin = std::min(origin, bio.start_ns);
+  for (const auto& level : levels_) origin = std::min(origin, level.start_ns);
   Json events = Json::array();
-  perfetto::program(requests_, title, origin, events);
+  perfetto::program(requests_, levels_, title, origin, events);
   const auto pid_of = perfetto::devices(stack_, bios_, events);
   const perfetto::BioTracks tracks = perfetto::bios(bios_, pid_of, origin, events);
   perfetto::flows(requests_, bios_, tracks, origin, events);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iotap/report.h"
+#include "levels_text.h"
 #include "table.h"
 #include "words.h"
 
@@ -51,9 +52,19 @@ std::string usdt_probes_of(const Result& r) {
          "'s USDT probes";
 }
 
+std::string kinds_table(const Result& r);
+
 // USDT reads: one line. Otherwise (system calls, a replay's writes and flushes): a line for
-// all, a row per kind.
+// all, a row per kind. With a provider's levels: the levels, then the I/O inside them.
 std::string requests_lines(const Result& r) {
+  if (!r.levels.empty()) {
+    uint64_t leaves = 0;
+    for (const auto& k : r.request_kinds) leaves += k.count;
+    return levels_lines(r) + "I/O inside them: " + plural(leaves, "call", "calls") +
+           (r.request_source == engine::RequestSource::syscall ? " (system calls on the stack)"
+                                                               : "") +
+           "\n" + kinds_table(r);
+  }
   const Latency& l = r.requests;
   if (usdt_reads_only(r)) {
     std::string text = "reads: " + plural(l.count, "read", "reads") + " (" + usdt_probes_of(r) +
@@ -72,7 +83,13 @@ std::string requests_lines(const Result& r) {
       plural(r.request_errors, "error", "errors");
   if (l.count > 0) text += "; latency us: " + latency_text(l);
   text += "\n";
-  if (r.request_kinds.empty()) return text;
+  return text + kinds_table(r);
+}
+
+// A row per kind of request (read, write, flush); with levels, of the I/O inside them.
+std::string kinds_table(const Result& r) {
+  if (r.request_kinds.empty()) return "";
+  std::string text;
   Table table({{"kind", Align::left},
                {"calls", Align::right},
                {"errors", Align::right},
@@ -113,8 +130,10 @@ std::string layers_table(const Result& r) {
   Table table({{"layer", Align::left}, {"mean us", Align::right}, {"share", Align::right}});
   for (const auto& layer : r.layers)
     table.row({layer.name, us(layer.mean_us), percent(layer.share)});
-  return "where the requests' time went (critical path, per request that reached a device):\n" +
-         table.render("  ");
+  const std::string whose = r.levels.empty()
+                                ? "the requests' time went (critical path, per request"
+                                : "the time of the I/O inside them went (critical path, per call";
+  return "where " + whose + " that reached a device):\n" + table.render("  ");
 }
 
 // The kernel's mean per read (its read ticks / reads), "-" where it kept none or saw no read.
@@ -194,12 +213,16 @@ std::string verdict_lines(const Result& r, std::string_view why) {
     if (s.member != s.name) text += " under " + s.array;
     text += ": mean " + us(s.mean_us) + " us against " + us(s.siblings_mean_us) + " us for its " +
             plural(s.siblings, "sibling", "siblings");
-    if (shares && s.slowest_requests > 0)
+    if (shares && s.slowest_requests > 0) {
+      const std::string unit = unit_plural(r);
+      const std::string one = r.levels.empty() ? "request" : r.levels.front().name;
       text += "; " + us(s.share_of_slowest * 100) + "% of the slowest " +
-              us(engine::kSlowestFraction * 100) + "% of requests' time (" +
-              plural(s.slowest_requests, "request", "requests") + ")";
+              us(engine::kSlowestFraction * 100) + "% of " + unit + "' time (" +
+              plural(s.slowest_requests, one, unit) + ")";
+    }
     text += "\n";
   }
+  if (shares) text += slowest_unit_line(r);
   // A failing member is the verdict then: "no slow member" above it would read as healthy.
   if (r.slow_members.empty() && r.failing_members.empty()) text += "verdict: no slow member\n";
   for (const auto& f : r.failing_members) {
@@ -263,6 +286,7 @@ std::string remap_lines(const Result& r) {
 }
 
 std::string waterfalls(const Result& r) {
+  if (!r.levels.empty()) return level_waterfalls(r);
   const bool usdt = r.request_source == engine::RequestSource::usdt;
   std::string text = usdt_reads_only(r) ? "slowest reads:\n" : "slowest requests:\n";
   for (const auto& w : r.slowest) {
@@ -270,19 +294,7 @@ std::string waterfalls(const Result& r) {
             std::to_string(w.thread) + ", offset " + std::to_string(w.offset) + ", " +
             std::to_string(w.size) + " bytes, result " + std::to_string(w.result) +
             "): " + us(static_cast<double>(w.latency_ns) / 1000) + " us\n";
-    Table table({{"stage", Align::left},
-                 {"device", Align::left},
-                 {"start us", Align::right},
-                 {"dwell us", Align::right}});
-    for (const auto& s : w.stages) {
-      const double start = s.start_ns >= w.start_ns ? static_cast<double>(s.start_ns - w.start_ns)
-                                                    : -static_cast<double>(w.start_ns - s.start_ns);
-      const double dwell = s.end_ns >= s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) : 0;
-      const std::string device =
-          s.bios > 1 ? s.device + " (" + std::to_string(s.bios) + " bios)" : s.device;
-      table.row({s.layer, device, us(start / 1000), us(dwell / 1000)});
-    }
-    text += table.render("    ");
+    text += stage_table(w, "    ");
   }
   return text;
 }

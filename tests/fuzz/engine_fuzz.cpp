@@ -6,6 +6,7 @@
 //
 // The reorder window is small (32 events, 2 ms) so that short inputs reach the sorter's
 // eviction, late-event and loss paths, not just its final flush.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -51,6 +52,19 @@ void check(const iotap::engine::Result& result, size_t slowest) {
   for (const auto& d : result.devices) {
     if (!finite(d.latency.mean_us) || !finite(d.exclusive_us)) std::abort();
   }
+  // A level's time split adds up to its requests' time (to rounding), each part 0 or more.
+  for (const auto& level : result.levels) {
+    const auto& t = level.time;
+    if (!finite(t.reads_stack_us) || !finite(t.reads_cache_us) || !finite(t.writes_us) ||
+        !finite(t.other_us))
+      std::abort();
+    const double total = level.latency.mean_us * static_cast<double>(level.count);
+    const double parts = t.reads_stack_us + t.reads_cache_us + t.writes_us + t.other_us;
+    if (std::abs(parts - total) > 1e-6 * std::max(1.0, total) + 1) std::abort();
+  }
+  const auto share = [](double v) { return std::isfinite(v) && v >= 0 && v <= 1 + 1e-9; };
+  if (!share(result.slowest_time.reads_share) || !share(result.slowest_time.stack_share))
+    std::abort();
 }
 
 }  // namespace

@@ -7,17 +7,29 @@ namespace {
 
 using Json = nlohmann::json;
 
-// The slice on (pid, tid) enclosing ts, as an index; slices.size() when none, and a problem
-// when two do (slices on one track must not overlap).
+// The innermost slice on (pid, tid) enclosing ts, as an index (Perfetto binds a flow to the
+// deepest slice open there: a provider's query encloses its reads, which enclose their flows);
+// slices.size() when none, and a problem when two enclose it without one nesting in the other
+// (slices on one track must nest).
 size_t enclosing(Timeline& timeline, int pid, int tid, double ts) {
   size_t found = timeline.slices.size();
   for (size_t i = 0; i < timeline.slices.size(); ++i) {
     const Slice& slice = timeline.slices[i];
     if (slice.pid != pid || slice.tid != tid || ts < slice.ts || ts > slice.ts + slice.dur)
       continue;
-    if (found != timeline.slices.size())
-      timeline.problems.push_back("two slices on track " + std::to_string(pid) + "/" +
-                                  std::to_string(tid) + " hold " + std::to_string(ts));
+    if (found != timeline.slices.size()) {
+      const Slice& other = timeline.slices[found];
+      const auto inside = [](const Slice& a, const Slice& b) {
+        return a.ts >= b.ts && a.ts + a.dur <= b.ts + b.dur;
+      };
+      if (!inside(slice, other) && !inside(other, slice)) {
+        timeline.problems.push_back("two slices on track " + std::to_string(pid) + "/" +
+                                    std::to_string(tid) + " hold " + std::to_string(ts));
+      } else if (inside(slice, other)) {
+        found = i;
+      }
+      continue;
+    }
     found = i;
   }
   return found;

@@ -246,7 +246,7 @@ iotap_cli_test(cli_report_not_json 2
   "^iotap: [^\n]*/not_json.txt is not JSON \\(give what iotap attribute, diagnose or replay printed with --json\\)\n$"
   report "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt" -o "${CMAKE_CURRENT_BINARY_DIR}/report_not_json.html")
 iotap_cli_test(cli_report_not_an_attribution 2
-  "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\)\n$"
+  "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/3 or iotap.attribution/2\\)\n$"
   report "${CMAKE_CURRENT_BINARY_DIR}/run.json" -o "${CMAKE_CURRENT_BINARY_DIR}/report_run.html")
 iotap_cli_test(cli_report_output_is_a_directory 2 "^iotap: cannot write -o '/': it is a directory"
   report "${CMAKE_CURRENT_BINARY_DIR}/run.json" -o /)

@@ -5,4 +5,6 @@ iotap_unit_test(engine_test
           engine/remap_check_test.cpp engine/report_test.cpp engine/robustness_test.cpp
           engine/verdict_status_test.cpp engine/syscall_requests_test.cpp
           engine/finished_requests_test.cpp engine/overhead_test.cpp
-  LIBS iotap_engine_internals iotap_report)
+          engine/level_tokens_test.cpp engine/levels_test.cpp engine/level_verdict_test.cpp
+          engine/level_report_test.cpp engine/level_perfetto_test.cpp
+  LIBS iotap_engine_internals iotap_report iotap_perfetto_timeline)

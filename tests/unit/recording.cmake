@@ -49,7 +49,7 @@ iotap_cli_test(cli_compare_not_json 2
   "^iotap: [^\n]*/not_json.txt is neither JSON nor a recording \\(give the --json of iotap attribute, diagnose or replay, or what iotap record wrote\\)\n$"
   compare "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt" "${CMAKE_CURRENT_BINARY_DIR}/not_json.txt")
 iotap_cli_test(cli_compare_not_an_attribution 2
-  "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\) nor a recording\n$"
+  "^iotap: [^\n]*/run.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/3 or iotap.attribution/2\\) nor a recording\n$"
   compare "${CMAKE_CURRENT_BINARY_DIR}/run.json" "${CMAKE_CURRENT_BINARY_DIR}/run.json")
 
 # issue 27: numbers that parse but cannot be right are refused before anything is compiled or
@@ -104,7 +104,7 @@ iotap_cli_test(cli_compare_device_without_name 2
   "^iotap: [^\n]*/device_without_name.json: devices\\[1\\].name: missing \\(expected a string\\)\n$"
   compare ${attribution_data}/valid.json ${attribution_data}/device_without_name.json)
 iotap_cli_test(cli_compare_schema_null 2
-  "^iotap: [^\n]*/schema_null.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/2\\) nor a recording\n$"
+  "^iotap: [^\n]*/schema_null.json is not an iotap attribution \\(the --json of iotap attribute, diagnose or replay, schema iotap.attribution/3 or iotap.attribution/2\\) nor a recording\n$"
   compare ${attribution_data}/schema_null.json ${attribution_data}/valid.json)
 # A recording's header with a field of the wrong type: named with its byte (before: exit 70).
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/header_source_number.rec"

@@ -1,7 +1,7 @@
 #pragma once
-// The sections of the attribution JSON (iotap.attribution/2, docs/engine.md), one writer each,
-// in the order report::json puts them: requests, unrequested, layers, devices, verdict, loss,
-// remap_check, slowest, stream.
+// The sections of the attribution JSON (iotap.attribution/3, docs/engine.md), one writer each,
+// in the order report::json puts them: requests, levels, slowest_time, unrequested, layers,
+// devices, verdict, loss, remap_check, slowest, stream.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +21,10 @@ inline Json name_or_null(const std::string& name) {
 }
 
 Json requests(const engine::Result& r);
+Json levels(const engine::Result& r);
+Json slowest_time(const engine::Result& r);
+// {reads_stack, reads_cache, writes, other} in microseconds.
+Json time_split(const engine::TimeSplit& t);
 Json unrequested(const engine::Result& r);
 Json layers(const engine::Result& r);
 Json devices(const engine::Result& r);

@@ -26,20 +26,38 @@ Json stages(const engine::Waterfall& w) {
   return stages;
 }
 
+Json waterfall(const engine::Waterfall& w) {
+  Json out{{"request", w.request_id},
+           {"call", w.call},
+           {"thread", w.thread},
+           {"offset", w.offset},
+           {"size", w.size},
+           {"result", w.result},
+           {"latency_us", static_cast<double>(w.latency_ns) / 1000},
+           {"stages", stages(w)}};
+  if (w.level.empty()) return out;
+  // A provider's request (a query): its level, text and split, and the slowest I/O inside it,
+  // each starting at start_us from the query's start.
+  Json inner = Json::array();
+  for (const auto& io : w.inner) {
+    Json item = waterfall(io);
+    item["start_us"] = since(w.start_ns, io.start_ns);
+    inner.push_back(std::move(item));
+  }
+  out["level"] = w.level;
+  out["text"] = w.text;
+  out["time_us"] = time_split(w.time);
+  out["io"] = w.leaves;
+  out["inner"] = std::move(inner);
+  return out;
+}
+
 }  // namespace
 
 // The slowest requests' waterfalls: each stage's start and dwell from the request's start.
 Json slowest(const engine::Result& r) {
   Json slowest = Json::array();
-  for (const auto& w : r.slowest)
-    slowest.push_back({{"request", w.request_id},
-                       {"call", w.call},
-                       {"thread", w.thread},
-                       {"offset", w.offset},
-                       {"size", w.size},
-                       {"result", w.result},
-                       {"latency_us", static_cast<double>(w.latency_ns) / 1000},
-                       {"stages", stages(w)}});
+  for (const auto& w : r.slowest) slowest.push_back(waterfall(w));
   return slowest;
 }
 

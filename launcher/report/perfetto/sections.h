@@ -18,6 +18,7 @@ namespace iotap::report::perfetto {
 
 using Request = PerfettoTrace::Request;
 using Bio = PerfettoTrace::Bio;
+using LevelRequest = PerfettoTrace::LevelRequest;
 
 // The program's threads are one process; each device is a process of its own after it.
 inline constexpr int kProgramPid = 1;
@@ -36,8 +37,10 @@ inline Json metadata(const char* what, int pid, int tid, const Json& args) {
 // The track (pid, tid) each bio's slice is on, by bio id.
 using BioTracks = std::unordered_map<uint64_t, std::pair<int, int>>;
 
-void program(const std::vector<Request>& requests, std::string_view title, uint64_t origin,
-             Json& events);
+// A provider's requests go on their threads' tracks too, enclosing the I/O inside them: a
+// flow from a request binds to the innermost slice at its start, the request's own.
+void program(const std::vector<Request>& requests, const std::vector<LevelRequest>& levels,
+             std::string_view title, uint64_t origin, Json& events);
 // The process of each device by name: the stack's in its order, then any other a bio was on.
 std::unordered_map<std::string, int> devices(const std::vector<StackDevice>& stack,
                                              const std::vector<Bio>& bios, Json& events);

@@ -41,7 +41,7 @@ Result incident_like() {
 
 TEST(Report, JsonKeepsTheContract) {
   const nlohmann::ordered_json j = report::json(incident_like());
-  EXPECT_EQ(j["schema"], "iotap.attribution/2");
+  EXPECT_EQ(j["schema"], "iotap.attribution/3");
   EXPECT_EQ(j["requests"]["count"], 8);
   for (const char* key : {"mean", "p50", "p95", "p99", "max"})
     EXPECT_TRUE(j["requests"]["latency_us"][key].is_number()) << key;

@@ -89,6 +89,22 @@ class Stream {
                 hex(bio) + " " + std::to_string(dev) + " " + std::to_string(sector) + " " +
                     std::to_string(bytes) + " W");
   }
+  // A provider's request begins (PB) at `level`; `key` 0 pairs its end by thread.
+  Stream& pb(uint64_t ts, uint32_t cpu, int tid, uint32_t level, uint64_t key, char op,
+             uint64_t file = 0, uint64_t offset = 0, uint64_t size = 0) {
+    return line("PB", ts, cpu, tid,
+                std::to_string(level) + " " + std::to_string(key) + " " + std::string(1, op) + " " +
+                    std::to_string(file) + " " + std::to_string(offset) + " " +
+                    std::to_string(size));
+  }
+  Stream& pt(uint64_t ts, uint32_t cpu, int tid, uint32_t level, uint64_t key,
+             const std::string& text) {
+    return line("PT", ts, cpu, tid, std::to_string(level) + " " + std::to_string(key) + " " + text);
+  }
+  Stream& pe(uint64_t ts, uint32_t cpu, int tid, uint32_t level, uint64_t key, int64_t result = 0) {
+    return line("PE", ts, cpu, tid,
+                std::to_string(level) + " " + std::to_string(key) + " " + std::to_string(result));
+  }
   // A line as it is, e.g. the program's own output.
   Stream& raw(const std::string& text) {
     text_ += text + "\n";

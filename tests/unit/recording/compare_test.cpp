@@ -54,6 +54,32 @@ TEST(Compare, ChangesAreBAgainstAAndOnlyTheLargeOnesAreMarked) {
   EXPECT_EQ(c["devices"][0]["ios"]["notable"], false);
 }
 
+TEST(Compare, AProvidersLevelsArePairedByNameAndAVersionTwoSideHasNone) {
+  Json a = attribution(1000, Json::array(), Json::array());
+  a["schema"] = "iotap.attribution/3";
+  a["levels"] = {
+      {{"name", "query"},
+       {"count", 20},
+       {"latency_us", latency(4550, 7040)},
+       {"time_us", {{"reads_stack", 51000}, {"reads_cache", 0}, {"writes", 0}, {"other", 40000}}}}};
+  Json b = a;
+  b["levels"][0]["latency_us"] = latency(2060, 2060);
+  b["levels"][0]["time_us"]["reads_stack"] = 1200;
+  const Json c = compare(a, "a.json", b, "b.json");
+  ASSERT_EQ(c["levels"].size(), 1U);
+  EXPECT_EQ(c["levels"][0]["name"], "query");
+  EXPECT_EQ(c["levels"][0]["count"]["a"], 20);
+  EXPECT_EQ(c["levels"][0]["latency_us"]["mean"]["notable"], true);
+  EXPECT_EQ(c["levels"][0]["time_us"]["reads_stack"]["b"], 1200);
+  EXPECT_NE(compare_text(c).find("\nquery (a provider's level)\n  count"), std::string::npos)
+      << compare_text(c);
+  // Against a version 2 attribution (no levels): B's column is empty.
+  const Json old = attribution(1000, Json::array(), Json::array());
+  const Json d = compare(a, "a.json", old, "old.json");
+  ASSERT_EQ(d["levels"].size(), 1U);
+  EXPECT_TRUE(d["levels"][0]["count"]["b"].is_null());
+}
+
 TEST(Compare, ASlowStackIsMarkedAndADeviceInOneSideOnlyIsShownAgainstNothing) {
   const Json slow = {{{"name", "dm-0"},
                       {"spec", "delay(ram,10ms)"},
@@ -126,7 +152,7 @@ TEST(Compare, AnythingElseIsRefusedByName) {
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(),
                  "old.json is not an iotap attribution (the --json of iotap attribute, diagnose "
-                 "or replay, schema iotap.attribution/2) nor a recording");
+                 "or replay, schema iotap.attribution/3 or iotap.attribution/2) nor a recording");
   }
 }
 

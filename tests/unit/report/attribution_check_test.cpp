@@ -62,7 +62,7 @@ TEST(AttributionCheck, TheInputsThatCrashedAreRefusedNamingTheFileAndTheField) {
       {"requests_null.json", "a.json: requests: expected an object, found null"},
       {"schema_null.json",
        "a.json is not an iotap attribution (the --json of iotap attribute, diagnose or replay, "
-       "schema iotap.attribution/2)"},
+       "schema iotap.attribution/3 or iotap.attribution/2)"},
   };
   for (const auto& [file, message] : cases) EXPECT_EQ(refusal(load(file)), message) << file;
 }

@@ -65,12 +65,36 @@ struct FinishedBio {
   bool io = false;
 };
 
+// One level of a provider's requests, outermost first ("query", "queries"): PB, PT and PE
+// name it by its index in this list.
+struct RequestLevel {
+  std::string name;
+  std::string plural;
+};
+
+// One request of a provider's (a query, a buffer read) as it ended, for a caller that keeps them
+// (--perfetto nests them over the leaf I/O of their thread, whose FinishedRequest comes first).
+struct FinishedLevelRequest {
+  uint64_t id = 0;  // the provider's requests' own numbering, from 1
+  int32_t tid = 0;
+  uint32_t level = 0;
+  std::string_view name;  // the level's ("query")
+  char op = '-';          // R, W, F or -
+  uint64_t file = 0, offset = 0, size = 0;
+  int64_t result = 0;
+  uint64_t start_ns = 0, latency_ns = 0;
+  std::string_view text;  // PT's, or empty
+};
+
 struct Options {
   size_t slowest = 0;  // waterfalls kept for the N slowest requests
   RequestSource requests = RequestSource::usdt;
   // Whose USDT probes name the requests ("block_hasher", "io_replayer"): the reports say so.
   // Empty: "the program's".
   std::string request_provider = {};
+  // The provider's levels, outermost first (docs/engine.md, "Requests inside requests").
+  // Empty: no provider levels (a stream with PB events anyway gets levels named by index).
+  std::vector<RequestLevel> levels = {};
   uint64_t reorder_window_ns = 50'000'000;  // events are held this long (in event time) ...
   size_t reorder_window_events = 65'536;    // ... or until this many are held, to be merged
   // Optional. Each line of the stream that is neither an event nor the header: the traced
@@ -82,6 +106,8 @@ struct Options {
   // Optional. Each bio as it ends (a child before its parent, which ends after it); bios the
   // stream never saw end (abandoned, still in flight) are not given.
   std::function<void(const FinishedBio&)> finished_bio = {};
+  // Optional. Each provider request as it ends (those whose end was lost are not given).
+  std::function<void(const FinishedLevelRequest&)> finished_level_request = {};
 };
 
 struct Latency {
@@ -114,6 +140,13 @@ struct Stage {
   uint64_t bios = 1;
 };
 
+// Where a provider request's time went, summed over the I/O inside it (the leaf I/O:
+// docs/engine.md): reads that reached the stack, reads the page cache served, writes (and
+// flushes), and the rest: CPU, locks, what its thread did between its I/O.
+struct TimeSplit {
+  double reads_stack_us = 0, reads_cache_us = 0, writes_us = 0, other_us = 0;
+};
+
 struct Waterfall {
   uint64_t request_id = 0;
   int thread = 0;    // USDT: the program's thread index; system calls: the tid
@@ -123,7 +156,18 @@ struct Waterfall {
   uint64_t start_ns = 0;  // the read's start (RS), for reading stages relative to it
   uint64_t latency_ns = 0;
   std::vector<Stage> stages;
+  // A provider's request (a query): its level's name and its TEXT, how its time split, the
+  // I/O inside it (`leaves`) and the slowest of those (up to kInnerWaterfalls, in time order)
+  // with their own stages. Its own `stages` are empty. For a leaf I/O: level empty.
+  std::string level;
+  std::string text;
+  TimeSplit time;
+  uint64_t leaves = 0;
+  std::vector<Waterfall> inner;
 };
+
+// The I/O inside one slow provider request that its waterfall shows.
+inline constexpr size_t kInnerWaterfalls = 8;
 
 // A share of the requests' time charged to one layer on their critical paths.
 struct Layer {
@@ -158,6 +202,27 @@ struct RequestKind {
   uint64_t without_block_io = 0;  // ended with no bio of theirs completed: served from the page
                                   // cache (reads), left to writeback (buffered writes)
   Latency latency;
+};
+
+// One level of the provider's requests, over the run.
+struct LevelResult {
+  std::string name, plural;
+  uint64_t count = 0;       // ended
+  uint64_t errors = 0;      // RESULT < 0
+  uint64_t unfinished = 0;  // never seen to end (the stream stopped, or their end was lost)
+  Latency latency;
+  TimeSplit time;  // summed over the level's requests
+  // The leaf I/O inside the level's requests: reads that reached the stack, reads the page
+  // cache served, writes and flushes.
+  uint64_t reads_stack = 0, reads_cache = 0, writes = 0;
+};
+
+// The slowest tenth (kSlowestFraction) of the outermost level's requests (the slowest
+// queries): how many, and the shares of their time spent waiting on reads, and on reads that
+// reached the stack.
+struct SlowestTime {
+  uint64_t requests = 0;
+  double reads_share = 0, stack_share = 0;
 };
 
 // Block I/O that no request caused: bios queued on a top device while no request was open on
@@ -205,11 +270,18 @@ struct RemapCheck {
 
 struct Result {
   RequestSource request_source = RequestSource::usdt;
-  std::string request_provider;            // Options::request_provider
-  Latency requests;                        // every request, whatever its kind
-  uint64_t request_errors = 0;             // requests that returned -errno
-  std::vector<RequestKind> request_kinds;  // read, write, flush: those seen
-  uint64_t requests_without_block_io = 0;  // of all kinds
+  std::string request_provider;  // Options::request_provider
+  // Every request, whatever its kind; with levels, the outermost level's (the queries).
+  Latency requests;
+  uint64_t request_errors = 0;             // requests that returned -errno (or RESULT < 0)
+  std::vector<RequestKind> request_kinds;  // read, write, flush: those seen; with levels, of
+                                           // the leaf I/O (the system calls)
+  uint64_t requests_without_block_io = 0;  // of all kinds (with levels: of the leaf I/O)
+  // The provider's levels, outermost first; empty without them. With them, `slowest` holds the
+  // outermost level's slowest requests (each with its I/O inside), and slow members'
+  // share_of_slowest is of the slowest outermost requests' time.
+  std::vector<LevelResult> levels;
+  SlowestTime slowest_time;  // with levels
   Unrequested unrequested;
   std::vector<DeviceResult> devices;  // the stack's devices in the order given, then others
   std::vector<Layer> layers;          // the five layers, always, in the order above; over the

@@ -1,6 +1,6 @@
 #pragma once
 // The engine's Result for people (text tables) and for programs (JSON, schema
-// "iotap.attribution/2", documented in docs/engine.md).
+// "iotap.attribution/3", documented in docs/engine.md).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -10,7 +10,10 @@
 
 namespace iotap::report {
 
-inline constexpr const char* kSchema = "iotap.attribution/2";
+inline constexpr const char* kSchema = "iotap.attribution/3";
+// The version before a provider's levels (`levels`, `slowest_time`, a waterfall's `inner`):
+// `report` and `compare` still read it (nothing it has changed meaning).
+inline constexpr const char* kSchemaWithoutLevels = "iotap.attribution/2";
 
 // Requests, layers, devices, verdict, loss and the remap check; the slowest reads' waterfalls
 // when asked (and kept: Options::slowest). When the verdict has no data to stand on

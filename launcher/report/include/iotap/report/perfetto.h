@@ -1,6 +1,7 @@
 #pragma once
 // A run's requests and bios as a timeline that ui.perfetto.dev (and chrome://tracing) opens:
-// Chrome's trace-event JSON. One track per thread of the program, its requests as slices; one
+// Chrome's trace-event JSON. One track per thread of the program, its requests as slices (a
+// provider's requests too: a query's slice over its buffer reads' over their system calls'); one
 // process per device of the stack, top first, its bios as slices on as many lanes as were in
 // flight at once (a device serves many bios at a time; slices on one track must nest); and flow
 // arrows from each request to the root bios it queued, and from each bio to the bios split or
@@ -22,6 +23,9 @@ class PerfettoTrace {
   // engine::Options::finished_request and finished_bio: every request and bio as it ends.
   void add(const engine::FinishedRequest& request);
   void add(const engine::FinishedBio& bio);
+  // engine::Options::finished_level_request: a provider's request (a query), a slice on its
+  // thread's track over the I/O inside it.
+  void add(const engine::FinishedLevelRequest& request);
   // The trace, `title` naming the program's process (what was traced).
   [[nodiscard]] std::string json(std::string_view title) const;
 
@@ -32,6 +36,13 @@ class PerfettoTrace {
     int64_t result;
     char op;
     std::string call;
+  };
+  struct LevelRequest {
+    uint64_t id, start_ns, end_ns, file, offset, size;
+    int32_t tid;
+    uint32_t level;
+    int64_t result;
+    std::string name, text;
   };
   struct Bio {
     uint64_t id, parent_id, request_id, start_ns, end_ns, sector, bytes;
@@ -44,6 +55,7 @@ class PerfettoTrace {
  private:
   std::vector<StackDevice> stack_;
   std::vector<Request> requests_;
+  std::vector<LevelRequest> levels_;
   std::vector<Bio> bios_;
 };
 
