@@ -15,6 +15,7 @@
 #include "iotap/session/number_option.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
+#include "iotap/session/postgres_options.h"
 #include "iotap/session/program_output.h"
 #include "iotap/session/request_source.h"
 #include "iotap/session/traced_program.h"
@@ -31,7 +32,11 @@ namespace iotap::session {
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests, const RequestHooks& hooks) {
   require_one_program(options, "whose requests to follow");
-  const ChosenSource source = choose_request_source(traced_program(options), requests);
+  // With --postgres the requests are the server's queries: the -c program (psql, pgbench) is
+  // only their client, and has no probes of its own.
+  const std::string asked =
+      requests.empty() && options.postgres.start ? "usdt:postgresql" : std::string(requests);
+  const ChosenSource source = choose_request_source(traced_program(options), asked);
   // The engine starts when the guest has said what the stack is; the stream follows.
   std::optional<engine::Engine> engine;
   std::vector<std::string> early_warnings;
@@ -41,6 +46,9 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
   engine_options.other_line = program_line_printer(options);
   engine_options.finished_request = hooks.finished;
   engine_options.finished_bio = hooks.finished_bio;
+  engine_options.finished_level_request = hooks.finished_level;
+  for (const auto& level : request_levels(source))
+    engine_options.levels.push_back({level.name, level.plural});
   const auto start_engine = [&](const std::vector<StackDevice>& devices) {
     if (engine) return;
     if (hooks.started) hooks.started(devices, source.source);
@@ -214,6 +222,11 @@ void PerfettoOption::taken(RequestHooks& hooks) {
     trace.add(bio);
     if (finished_bio) finished_bio(bio);
   };
+  hooks.finished_level = [&trace, finished_level = std::move(hooks.finished_level)](
+                             const engine::FinishedLevelRequest& request) {
+    trace.add(request);
+    if (finished_level) finished_level(request);
+  };
 }
 
 const OutputFile* PerfettoOption::file() const {
@@ -256,6 +269,8 @@ Json attribution_json(const AttributionRun& run, const AttributionOutcome& outco
   if (!run.run.target_exit_status && run.run.staprun_status != 0)
     json["program"]["exit_status"] = nullptr;  // staprun failed: the program's is not known
   json["overhead"] = report::overhead_json(run.overhead);
+  // What PostgreSQL itself counted (--postgres), beside what iotap saw of its reads.
+  if (run.run.postgres) json["postgres"] = postgres_stats_json(run.run.postgres);
   return json;
 }
 

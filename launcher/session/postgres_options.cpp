@@ -89,4 +89,13 @@ std::optional<std::string> postgres_server(const TargetOptions& options) {
   return guest::require_postgres_install().server();
 }
 
+Json postgres_stats_json(const std::optional<runner::PostgresStats>& stats) {
+  if (!stats) return nullptr;
+  return {{"database_oid", stats->database_oid},
+          {"blks_read", stats->blks_read},
+          {"blks_hit", stats->blks_hit},
+          {"blk_read_time_ms", stats->blk_read_time_ms},
+          {"blk_write_time_ms", stats->blk_write_time_ms}};
+}
+
 }  // namespace iotap::session

@@ -7,6 +7,7 @@
 #include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
+#include "iotap/session/postgres_options.h"
 #include "iotap/session/stap_pass_options.h"
 #include "iotap/session/traced_run.h"
 #include "iotap/stack/stack_json.h"
@@ -110,17 +111,6 @@ examples:
 
 options)";
 
-// --postgres: what PostgreSQL counted over the run (pg_stat_database, after - before); null
-// without it.
-Json postgres_json(const std::optional<runner::PostgresStats>& stats) {
-  if (!stats) return nullptr;
-  return {{"database_oid", stats->database_oid},
-          {"blks_read", stats->blks_read},
-          {"blks_hit", stats->blks_hit},
-          {"blk_read_time_ms", stats->blk_read_time_ms},
-          {"blk_write_time_ms", stats->blk_write_time_ms}};
-}
-
 bool prints_backtraces(const std::string& script_text) {
   return script_text.find("backtrace(") != std::string::npos;
 }
@@ -199,7 +189,7 @@ int run(Args args) {
                     {"interrupted", result.interrupted},
                     {"timed_out", result.timed_out},
                     {"overhead", report::overhead_json(result.overhead)},
-                    {"postgres", postgres_json(result.postgres)},
+                    {"postgres", session::postgres_stats_json(result.postgres)},
                     {"output", captured}};
     out.write(to_text(json));
   }

@@ -37,6 +37,9 @@ struct RequestHooks {
   std::function<void(const engine::FinishedRequest&)> finished;
   // Each bio as it ends (engine::Options::finished_bio).
   std::function<void(const engine::FinishedBio&)> finished_bio;
+  // Each of a provider's requests as it ends, at any level (engine::Options::
+  // finished_level_request): a query, its buffer reads, their smgr reads.
+  std::function<void(const engine::FinishedLevelRequest&)> finished_level;
 };
 
 // --perfetto FILE, for the verbs that follow requests (attribute, diagnose, record, replay):

@@ -7,9 +7,11 @@
 #include <string>
 
 #include "iotap/guest/postgres_guest.h"
+#include "iotap/runner/runner.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/target_options.h"
 #include "iotap/stack_spec/stack_plan.h"
+#include "iotap/util/json_text.h"
 
 namespace iotap::session {
 
@@ -39,5 +41,9 @@ std::string postgres_program_dir(const TargetOptions& options);
 // With --postgres: the server's executable, the path the probes name (process("...")): the
 // same in the guest. nullopt otherwise.
 std::optional<std::string> postgres_server(const TargetOptions& options);
+
+// --postgres: what PostgreSQL counted over the run (pg_stat_database, after - before), for the
+// JSON of run, attribute and diagnose (`postgres`); null without it.
+Json postgres_stats_json(const std::optional<runner::PostgresStats>& stats);
 
 }  // namespace iotap::session
