@@ -12,18 +12,6 @@ namespace {
 
 using Align = Table::Align;
 
-std::string us(double value) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.0f", std::round(value));
-  return buffer.data();
-}
-
-std::string percent(double share) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.1f%%", share * 100);
-  return buffer.data();
-}
-
 double total_us(const engine::TimeSplit& t) {
   return t.reads_stack_us + t.reads_cache_us + t.writes_us + t.other_us;
 }
