@@ -86,11 +86,12 @@ std::string levels_section(const Json& a) {
   }
   std::string sentence;
   const Json tail = a.value("slowest_time", Json());
+  const bool one = tail.is_object() && tail.value("requests", uint64_t{0}) == 1;
   if (tail.is_object() && tail.value("requests", uint64_t{0}) > 0)
     sentence = "<p>The " + std::to_string(tail.value("requests", uint64_t{0})) + " slowest " +
-               escape(text_of(levels[0], "plural")) + " spent " +
-               whole_percent(number(tail, "reads_share")) + " of their time waiting on reads (" +
-               whole_percent(number(tail, "stack_share")) +
+               escape(text_of(levels[0], one ? "name" : "plural")) + " spent " +
+               whole_percent(number(tail, "reads_share")) + " of " + (one ? "its" : "their") +
+               " time waiting on reads (" + whole_percent(number(tail, "stack_share")) +
                " on reads that reached the stack).</p>";
   return "<section id=\"levels\"><h2>Where the " + escape(text_of(levels[0], "plural")) +
          "' time went</h2>" + sentence + legend() +
