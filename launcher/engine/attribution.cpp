@@ -225,19 +225,9 @@ std::vector<Waterfall> Attribution::slowest() const {
 
 Attribution::TailShare Attribution::share_of_tail(const std::vector<size_t>& devices,
                                                   double fraction) const {
-  TailShare out;
-  if (io_latency_.count() == 0) return out;
+  if (io_latency_.count() == 0) return {};
   const size_t first = Histogram::bucket_of(io_latency_.percentile(1 - fraction));
-  double total = 0;
-  double charged = 0;
-  for (auto it = tail_.lower_bound(first); it != tail_.end(); ++it) {
-    out.requests += it->second.requests;
-    total += it->second.latency_ns;
-    for (const size_t device : devices)
-      if (device < it->second.device_ns.size()) charged += it->second.device_ns[device];
-  }
-  out.share = total == 0 ? 0 : charged / total;
-  return out;
+  return share_over(tail_.lower_bound(first), tail_.end(), devices);
 }
 
 }  // namespace iotap::engine

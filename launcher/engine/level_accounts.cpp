@@ -180,18 +180,8 @@ SlowestTime LevelAccounts::slowest_time(double fraction) const {
 
 TailShares::TailShare LevelAccounts::share_of_tail(const std::vector<size_t>& devices,
                                                    double fraction) const {
-  TailShare out;
-  if (outer_latency_.count() == 0) return out;
-  double total = 0;
-  double charged = 0;
-  for (auto it = tail_begin(fraction); it != tail_.end(); ++it) {
-    out.requests += it->second.requests;
-    total += it->second.latency_ns;
-    for (const size_t device : devices)
-      if (device < it->second.device_ns.size()) charged += it->second.device_ns[device];
-  }
-  out.share = total == 0 ? 0 : charged / total;
-  return out;
+  if (outer_latency_.count() == 0) return {};
+  return share_over(tail_begin(fraction), tail_.end(), devices);
 }
 
 }  // namespace iotap::engine

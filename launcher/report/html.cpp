@@ -20,6 +20,7 @@ using html_parts::Axis;
 using html_parts::duration;
 using html_parts::escape;
 using html_parts::on_axis;
+using html_parts::text_of;
 using html_parts::widen;
 
 constexpr const char* kBarColour = "#4c78a8";
@@ -72,19 +73,6 @@ footer { color: #555; margin-top: 2em; border-top: 1px solid #ddd; padding-top: 
 footer p { margin: 0.2em 0; }
 )";
 
-// `object`'s member `key` when it is a string, else "" (absent, null). An attribution read from
-// a file is checked first (attribution_check.h); this keeps the page safe without it.
-std::string text_of(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string percent(double share) {
-  std::array<char, 32> text{};
-  std::snprintf(text.data(), text.size(), "%.0f%%", share * 100);
-  return text.data();
-}
-
 // The devices the verdict names, by kind.
 struct Marked {
   std::set<std::string> slow;
@@ -112,9 +100,9 @@ std::string slow_member_sentence(const Json& s, bool with_share, const html_leve
           plural(evidence.value("siblings", uint64_t{0}), "sibling", "siblings");
   const auto slowest = evidence.value("slowest_requests", uint64_t{0});
   if (with_share && slowest > 0)
-    text += "; " + percent(evidence.value("share_of_slowest", 0.0)) + " of the slowest " +
-            percent(evidence.value("slowest_fraction", 0.0)) + " of " + unit.many + "' time (" +
-            plural(slowest, unit.one, unit.many) + ")";
+    text += "; " + whole_percent(evidence.value("share_of_slowest", 0.0)) + " of the slowest " +
+            whole_percent(evidence.value("slowest_fraction", 0.0)) + " of " + unit.many +
+            "' time (" + plural(slowest, unit.one, unit.many) + ")";
   return text;
 }
 
@@ -272,7 +260,7 @@ std::string layers_section(const Json& a) {
     legend += "<span><i style=\"background:" + std::string(html_parts::layer_colour(name)) +
               "\"></i>" + escape(name) + "</span>";
     rows += "<tr><td>" + escape(name) + "</td><td>" + duration(layer.value("mean_us", 0.0)) +
-            "</td><td>" + percent(layer.value("share", 0.0)) + "</td></tr>";
+            "</td><td>" + whole_percent(layer.value("share", 0.0)) + "</td></tr>";
   }
   return "<section id=\"layers\"><h2>Where the requests' time went</h2>" +
          html_parts::shares_svg(layers) + legend +
@@ -345,7 +333,7 @@ std::string footer(const Json& a) {
     if (o.value("seconds", Json(nullptr)).is_number())
       html += ", ~" + duration(o["seconds"].get<double>() * 1e6);
     if (o.value("share", Json(nullptr)).is_number())
-      html += " (" + percent(o["share"].get<double>()) + " of the run)";
+      html += " (" + whole_percent(o["share"].get<double>()) + " of the run)";
     html += "</p>";
   }
   const Json remap = a.value("remap_check", Json::object());

@@ -4,12 +4,14 @@
 #include <cstdio>
 
 #include "html_parts.h"
+#include "words.h"
 
 namespace iotap::report::html_levels {
 namespace {
 
 using html_parts::duration;
 using html_parts::escape;
+using html_parts::text_of;
 
 // The split's parts, in the order the bar draws them, with their colours and names.
 struct Part {
@@ -21,17 +23,6 @@ constexpr std::array<Part, 4> kParts = {{{"reads_stack", "reads that reached the
                                          {"reads_cache", "reads the page cache served", "#72b7b2"},
                                          {"writes", "writes", "#f2cf5b"},
                                          {"other", "other: CPU, locks", "#bab0ac"}}};
-
-std::string text_of(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string percent(double share) {
-  std::array<char, 32> text{};
-  std::snprintf(text.data(), text.size(), "%.0f%%", share * 100);
-  return text.data();
-}
 
 double number(const Json& object, const char* key) {
   const auto it = object.find(key);
@@ -52,7 +43,7 @@ std::string split_bar(const Json& time) {
     std::snprintf(rect.data(), rect.size(), R"(<rect x="%.2f" y="0" width="%.2f" height="4" )",
                   at * 100, share * 100);
     svg += rect.data() + std::string("fill=\"") + part.colour + "\"><title>" + part.name + ": " +
-           percent(share) + "</title></rect>";
+           whole_percent(share) + "</title></rect>";
     at += share;
   }
   return svg + "</svg>";
@@ -90,16 +81,18 @@ std::string levels_section(const Json& a) {
             duration(number(latency, "mean")) + "</td><td>" + duration(number(latency, "p99")) +
             "</td>";
     for (const Part& part : kParts)
-      rows += "<td>" + percent(total > 0 ? number(time, part.key) / total : 0) + "</td>";
+      rows += "<td>" + whole_percent(total > 0 ? number(time, part.key) / total : 0) + "</td>";
     rows += "<td class=\"text\">" + split_bar(time) + "</td></tr>";
   }
   std::string sentence;
   const Json tail = a.value("slowest_time", Json());
+  const bool one = tail.is_object() && tail.value("requests", uint64_t{0}) == 1;
   if (tail.is_object() && tail.value("requests", uint64_t{0}) > 0)
     sentence = "<p>The " + std::to_string(tail.value("requests", uint64_t{0})) + " slowest " +
-               escape(text_of(levels[0], "plural")) + " spent " +
-               percent(number(tail, "reads_share")) + " of their time waiting on reads (" +
-               percent(number(tail, "stack_share")) + " on reads that reached the stack).</p>";
+               escape(text_of(levels[0], one ? "name" : "plural")) + " spent " +
+               whole_percent(number(tail, "reads_share")) + " of " + (one ? "its" : "their") +
+               " time waiting on reads (" + whole_percent(number(tail, "stack_share")) +
+               " on reads that reached the stack).</p>";
   return "<section id=\"levels\"><h2>Where the " + escape(text_of(levels[0], "plural")) +
          "' time went</h2>" + sentence + legend() +
          "<table><tr><th>level</th><th>count</th><th>mean</th><th>p99</th><th>reads: stack</th>"

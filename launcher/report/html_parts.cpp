@@ -42,6 +42,11 @@ std::string svg_open(double width, double height, std::string_view css_class,
 
 }  // namespace
 
+std::string text_of(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -12,6 +12,10 @@ namespace iotap::report::html_parts {
 // The text with &, <, >, " and ' as character references: safe in an element or an attribute.
 std::string escape(std::string_view text);
 
+// `object`'s member `key` when it is a string, else "" (absent, null). An attribution read from
+// a file is checked first (attribution_check.h); this keeps the page safe without it.
+std::string text_of(const Json& object, const char* key);
+
 // Microseconds as a person reads them: "0.8 µs", "850 µs", "12.3 ms", "1.20 s".
 std::string duration(double us);
 

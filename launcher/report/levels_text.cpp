@@ -12,18 +12,6 @@ namespace {
 
 using Align = Table::Align;
 
-std::string us(double value) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.0f", std::round(value));
-  return buffer.data();
-}
-
-std::string percent(double share) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.1f%%", share * 100);
-  return buffer.data();
-}
-
 double total_us(const engine::TimeSplit& t) {
   return t.reads_stack_us + t.reads_cache_us + t.writes_us + t.other_us;
 }
@@ -86,7 +74,8 @@ std::string slowest_unit_line(const engine::Result& r) {
   if (r.levels.empty() || tail.requests == 0) return "";
   std::string text = "the " + std::to_string(tail.requests) + " slowest " +
                      (tail.requests == 1 ? r.levels.front().name : r.levels.front().plural) +
-                     " spent " + percent(tail.reads_share) + " of their time waiting on reads (" +
+                     " spent " + percent(tail.reads_share) + " of " +
+                     (tail.requests == 1 ? "its" : "their") + " time waiting on reads (" +
                      percent(tail.stack_share) + " on reads that reached the stack)";
   // The slow member named first carries the largest share.
   if (!r.slow_members.empty() && tail.reads_share > 0)

@@ -18,18 +18,6 @@ using engine::Latency;
 using engine::Result;
 using Align = Table::Align;
 
-std::string us(double value) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.0f", std::round(value));
-  return buffer.data();
-}
-
-std::string percent(double share) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.1f%%", share * 100);
-  return buffer.data();
-}
-
 std::string or_dash(const std::string& text) {
   return text.empty() ? "-" : text;
 }

@@ -22,6 +22,15 @@ Result slow_ram1() {
   return run(raid0(2), twenty_queries(1, 5000).text(), queries());
 }
 
+// One query is "the 1 slowest query ... of its time", not "of their time".
+TEST(LevelReport, OneSlowestQueryIsSpokenOfInTheSingular) {
+  const std::string text = report::text(
+      run(raid0(2), queries_in_a_row(1, 0, 5000).text(), queries()), /*with_waterfalls=*/false);
+  EXPECT_NE(text.find("the 1 slowest query spent "), std::string::npos) << text;
+  EXPECT_NE(text.find("% of its time waiting on reads"), std::string::npos) << text;
+  EXPECT_EQ(text.find("of their time"), std::string::npos) << text;
+}
+
 TEST(LevelReport, TheTextNamesTheUnitAndWhereTheSlowestQueriesTimeWent) {
   const std::string text = report::text(slow_ram1(), /*with_waterfalls=*/true);
   EXPECT_NE(text.find("queries: 20 queries (postgresql's USDT probes), 0 errors; latency us: "

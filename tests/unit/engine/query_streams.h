@@ -13,13 +13,13 @@ inline Options queries() {
   return options;
 }
 
-// 20 queries, one after another on one thread: 1 ms of CPU, an smgr read whose pread goes to
-// ram(member) taking `member_us` there (pread: 40 us + member_us), 1 ms more of CPU.
-inline Stream twenty_queries(uint32_t slow_member, uint64_t slow_us) {
+// `count` queries, one after another on one thread: 1 ms of CPU, an smgr read whose pread goes
+// to ram(member) taking `member_us` there (pread: 40 us + member_us), 1 ms more of CPU.
+inline Stream queries_in_a_row(uint32_t count, uint32_t slow_member, uint64_t slow_us) {
   Stream s;
   const int tid = 500;
   uint64_t t = 0;
-  for (uint32_t i = 0; i < 20; ++i) {
+  for (uint32_t i = 0; i < count; ++i) {
     const uint32_t member = i % 2;
     const uint64_t d = (member == slow_member ? slow_us : 20) * kUs;
     const uint64_t bio = 0x1000 + 0x10 * i;
@@ -39,6 +39,10 @@ inline Stream twenty_queries(uint32_t slow_member, uint64_t slow_us) {
     t += 100 * kUs;
   }
   return s;
+}
+
+inline Stream twenty_queries(uint32_t slow_member, uint64_t slow_us) {
+  return queries_in_a_row(20, slow_member, slow_us);
 }
 
 }  // namespace iotap::engine::testing
