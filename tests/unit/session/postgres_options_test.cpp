@@ -2,26 +2,18 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/program_options.hpp>
 #include <filesystem>
 
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
+#include "parse_target_options.h"
 
 namespace iotap::session {
 namespace {
 
-namespace po = boost::program_options;
-
-TargetOptions parse(std::vector<std::string> args) {
-  TargetOptions options;
-  po::options_description description;
-  add_target_options(description, options, "vm");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(description).run(), vm);
-  po::notify(vm);
-  return options;
+TargetOptions parse(const std::vector<std::string>& args) {
+  return parse_target_options(args);
 }
 
 TEST(PostgresOptions, SqlIsPsqlWithOneDashCPerStatementQuotedForTheCommandLine) {

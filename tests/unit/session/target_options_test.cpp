@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/program_options.hpp>
 #include <filesystem>
 
 #include "iotap/config.h"
@@ -10,6 +9,7 @@
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/temp_dir.h"
+#include "parse_target_options.h"
 
 namespace iotap::session {
 namespace {
@@ -130,15 +130,8 @@ TEST(NumberOptions, NegativeZeroAndJunkAreRefusedNotWrapped) {
 // Boost hands "-5" over as the value of --timeout (it does not take it for an option), so the
 // check sees it; and the numbers reach TargetOptions.
 TEST(NumberOptions, ThroughTheCommandLine) {
-  namespace po = boost::program_options;
-  const auto parse = [](std::vector<std::string> args) {
-    TargetOptions options;
-    po::options_description description;
-    add_target_options(description, options, "vm");
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(description).run(), vm);
-    po::notify(vm);
-    return options;
+  const auto parse = [](const std::vector<std::string>& args) {
+    return parse_target_options(args);
   };
   EXPECT_THROW(parse({"--timeout", "-5"}), UserError);
   EXPECT_THROW(parse({"--memory=-1"}), UserError);
