@@ -1,13 +1,20 @@
 #include "guest_link.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <unistd.h>
 
+#include <array>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
 #include "iotap/guest/shared_guest.h"
+#include "iotap/runner/control_protocol.h"
+#include "iotap/util/error.h"
+#include "iotap/util/lines.h"
 
 namespace iotap::guest {
 
@@ -15,8 +22,85 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using Clock = std::chrono::steady_clock;
+
+// How long a guest left inside a run has to end it when asked: its end probes, then the stack's
+// teardown, about 5 s under TCG on a loaded host.
+constexpr auto kSettleDeadline = std::chrono::seconds(30);
+
 GuestPort listen_port(const TempDir& dir, const char* name) {
   return GuestPort::listen(dir / name);
+}
+
+std::unique_ptr<GuestLink> connect_link(const std::string& dir) {
+  return std::make_unique<GuestLink>(
+      GuestPort::connect(dir + "/ctl"), GuestPort::connect(dir + "/in"),
+      GuestPort::connect(dir + "/out"), GuestPort::connect(dir + "/err"));
+}
+
+// What settle() found: whether the guest waits for a run, and what it said before it did.
+struct Settled {
+  bool waits = false;
+  bool was_in_a_run = false;  // it said something of a run first: one whose iotap is gone
+  std::string said;           // what holds the run: blocked tasks, what its teardown could not undo
+};
+
+void add(std::string& said, std::string_view what) {
+  if (!said.empty()) said += "; ";
+  said += what;
+}
+
+// A run whose iotap died without a word (SIGKILL; a test's time limit) leaves the guest inside
+// that run, its listener reading the next run's request as that run's own: the next run would
+// wait for a start that never comes, then kill the guest (a CI run lost four tests so). So the
+// guest is first asked to stop whatever it runs ("stop" is nothing to a guest between runs)
+// and must say it waits for a run; what the old run still writes is read and dropped.
+Settled settle(GuestLink& link) {
+  Settled settled;
+  [[maybe_unused]] const ssize_t sent = link.ctl.send("stop\n");
+  const auto deadline = Clock::now() + kSettleDeadline;
+  LineSplitter ctl_lines;
+  LineSplitter err_lines;
+  while (!settled.waits) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    std::array<pollfd, 3> fds{{{link.ctl.connection_fd(), POLLIN, 0},
+                               {link.out.connection_fd(), POLLIN, 0},
+                               {link.err.connection_fd(), POLLIN, 0}}};
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left)) < 0 && errno != EINTR) break;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      std::array<char, 4096> buffer{};
+      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
+      if (n <= 0) return settled;  // the guest went (qemu ended, or it powered off)
+      const std::string_view bytes(buffer.data(), static_cast<size_t>(n));
+      if (i == 1) continue;  // the old run's events
+      if (i == 2) {
+        err_lines.feed(bytes, [&](std::string_view line) {
+          constexpr std::string_view kPrefix = "iotap guest: ";
+          if (line.starts_with("iotap guest: blocked"))
+            add(settled.said, line.substr(kPrefix.size()));
+        });
+        continue;
+      }
+      ctl_lines.feed(bytes, [&](std::string_view line) {
+        if (line.ends_with('\r')) line.remove_suffix(1);
+        const runner::ControlLine parsed = runner::parse_control_line(line);
+        const bool status = parsed.kind == runner::ControlLine::Kind::kStatus;
+        if (status && parsed.text == "waiting for a run") {
+          settled.waits = true;
+          return;
+        }
+        settled.was_in_a_run = true;
+        // Its teardown's account of what it could not undo, and what holds it.
+        constexpr std::string_view kStops = "the guest stops: ";
+        if (status && parsed.text.starts_with(kStops))
+          add(settled.said, parsed.text.substr(kStops.size()));
+      });
+    }
+  }
+  return settled;
 }
 
 }  // namespace
@@ -64,16 +148,37 @@ std::unique_ptr<GuestLink> shared_link(const VmRun& run, const std::string& init
     return decline("another run is using it");
   }
   try {
-    auto link = std::make_unique<GuestLink>(
-        GuestPort::connect(dir + "/ctl"), GuestPort::connect(dir + "/in"),
-        GuestPort::connect(dir + "/out"), GuestPort::connect(dir + "/err"));
+    auto link = connect_link(dir);
+    Settled settled = settle(*link);
+    pid_t pid = info->pid;
+    if (!settled.waits) {
+      // Wedged (a task blocked in the kernel) or gone: the guest is booted anew, as it was.
+      events.status("the guest at " + dir + " did not end a run left by an iotap that is gone" +
+                    (settled.said.empty() ? "" : " (" + settled.said + ")") + "; restarting it");
+      link.reset();
+      pid = restart_shared_guest(*info, [&](std::string_view text) {
+              events.status(std::string(text));
+            }).pid;
+      link = connect_link(dir);
+      settled = settle(*link);
+      if (!settled.waits) {
+        ::close(lock_fd);
+        return decline("it did not come back after a restart");
+      }
+    } else if (settled.was_in_a_run) {
+      events.status("the guest at " + dir +
+                    " was inside a run left by an iotap that is gone: ended it");
+    }
     link->log_dir = dir;
-    link->pid = info->pid;
+    link->pid = pid;
     link->shared = true;
     link->lock_fd = lock_fd;
     events.status("running in the guest at " + dir + " (IOTAP_GUEST)");
     return link;
   } catch (const std::system_error& error) {
+    ::close(lock_fd);
+    return decline(error.what());
+  } catch (const UserError& error) {  // its restart failed
     ::close(lock_fd);
     return decline(error.what());
   }

@@ -238,10 +238,17 @@ iotap_run() {
     LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
   fi
   staprun_pid=$!
-  # The host's Ctrl-C arrives as "stop": staprun and the -c program get a SIGINT each.
+  # The host's Ctrl-C arrives as "stop": staprun and the -c program get a SIGINT each. A run
+  # still there 10 s later is held by the kernel: the blocked tasks and where they wait go to
+  # the run's stderr, for the host's message (a hang then says where it hangs).
   (
     while read -r request; do
-      [ "$request" = stop ] && iotap_interrupt
+      [ "$request" = stop ] || continue
+      iotap_interrupt
+      (
+        sleep 10
+        kill -0 "$staprun_pid" 2>/dev/null && iotap_blocked_tasks | sed 's/^/iotap guest: /' >&6
+      ) &
     done </dev/ttyS1
   ) &
   listener_pid=$!
@@ -284,7 +291,8 @@ iotap_teardown() {
     rmmod "$module" 2>/dev/null || left="$left ${module##*/}"
   done
   grep -q '^iotap ' /proc/modules && left="$left iotap"
-  [ -z "$left" ] || echo "could not unload$left"
+  # What holds them, when something does: a task blocked in the kernel on the run's devices.
+  [ -z "$left" ] || echo "could not unload$left$(iotap_blocked_tasks | awk '{ printf "; %s", $0 }')"
   # The run's files and links that the guest did not have, then the guest's own links back as
   # they were.
   grep -vxFf /iotap-base.files /iotap.files | while read -r file; do

@@ -202,20 +202,23 @@ std::optional<SharedGuestInfo> find_shared_guest(const std::string& dir) {
   while (conf >> name) {
     if (name == "memory_mib") conf >> info.memory_mib;
     if (name == "cpus") conf >> info.cpus;
+    if (name == "idle_minutes") {
+      long minutes = 0;
+      conf >> minutes;
+      info.idle = std::chrono::minutes(minutes);
+    }
     if (name == "initrd") conf >> info.initrd;
   }
   if (info.initrd.empty()) return std::nullopt;  // still starting, or not ours
   return info;
 }
 
-SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
-                                   const std::function<void(std::string_view)>& status) {
-  const std::string dir = fs::absolute(options.dir).lexically_normal().string();
-  make_guest_dir(dir);
-  const StartLock lock(dir);
-  if (const auto running = find_shared_guest(dir))
-    already_there(dir, "qemu pid " + std::to_string(running->pid));
-  remove_guest_files(dir);  // a guest's that went without its stop
+namespace {
+
+// Boots a guest in `dir` (made, locked and emptied by the caller) and returns once it waits for
+// its first run; nothing is left running when it throws.
+SharedGuestInfo boot_shared_guest(const std::string& dir, const SharedGuestOptions& options,
+                                  const std::function<void(std::string_view)>& status) {
   QemuGuest guest;
   guest.dir = dir;
   guest.memory_mib = options.memory_mib;
@@ -267,12 +270,50 @@ SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
   }
   info.memory_mib = options.memory_mib;
   info.cpus = options.cpus;
+  info.idle = options.idle;
   info.initrd = guest.initrd;
   write_file(dir + "/guest.conf",
              "memory_mib " + std::to_string(info.memory_mib) + "\ncpus " +
-                 std::to_string(info.cpus) + "\ninitrd " + info.initrd + "\n",
+                 std::to_string(info.cpus) + "\nidle_minutes " + std::to_string(info.idle.count()) +
+                 "\ninitrd " + info.initrd + "\n",
              0600);
   return info;
+}
+
+// Kills qemu and waits until it is gone.
+void kill_and_reap(pid_t pid) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  ::kill(pid, SIGKILL);
+  pollfd exited{pidfd, POLLIN, 0};
+  if (pidfd >= 0) {
+    ::poll(&exited, 1, static_cast<int>(kStopGrace.count() * 1000));
+    ::close(pidfd);
+  }
+}
+
+}  // namespace
+
+SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
+                                   const std::function<void(std::string_view)>& status) {
+  const std::string dir = fs::absolute(options.dir).lexically_normal().string();
+  make_guest_dir(dir);
+  const StartLock lock(dir);
+  if (const auto running = find_shared_guest(dir))
+    already_there(dir, "qemu pid " + std::to_string(running->pid));
+  remove_guest_files(dir);  // a guest's that went without its stop
+  return boot_shared_guest(dir, options, status);
+}
+
+SharedGuestInfo restart_shared_guest(const SharedGuestInfo& info,
+                                     const std::function<void(std::string_view)>& status) {
+  kill_and_reap(info.pid);
+  remove_guest_files(info.dir);
+  SharedGuestOptions options;
+  options.dir = info.dir;
+  options.memory_mib = info.memory_mib;
+  options.cpus = info.cpus;
+  options.idle = info.idle;
+  return boot_shared_guest(info.dir, options, status);
 }
 
 void stop_shared_guest(const std::string& dir_option) {

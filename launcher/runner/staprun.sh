@@ -28,6 +28,21 @@ iotap_interrupt() {
   done
 }
 
+# iotap_blocked_tasks: each process in uninterruptible sleep (state D), as "blocked PID COMM:
+# FRAME < FRAME ..." with the innermost frames of where the kernel holds it (/proc/PID/stack):
+# what a run that does not end when stopped waits on (a disk that never answers, a suspended dm
+# device, md waiting on its superblock).
+iotap_blocked_tasks() {
+  local dir state frames
+  for dir in /proc/[0-9]*; do
+    read -r _ _ state _ <"$dir/stat" 2>/dev/null || continue
+    [ "$state" = D ] || continue
+    frames=$(awk '{ sub(/^\[<[0-9a-f]*>\] /, ""); sub(/\+.*/, "");
+                    printf "%s%s", (NR > 1 ? " < " : ""), $0; if (NR == 4) exit }' "$dir/stack" 2>/dev/null)
+    echo "blocked ${dir#/proc/} $(cat "$dir/comm" 2>/dev/null): ${frames:-(no stack)}"
+  done
+}
+
 # iotap_unload_left: stapio unloads the module when it ends; one killed outright leaves it
 # loaded, and the next run's insmod would fail.
 iotap_unload_left() {

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -107,6 +109,50 @@ std::optional<ExitStatus> ended(pid_t pid) {
   return ExitStatus{WEXITSTATUS(status), false};
 }
 
+namespace {
+
+// SpawnOptions::time_limit: SIGTERM when it passes, SIGKILL a minute after.
+class TimeLimit {
+ public:
+  TimeLimit(pid_t pid, std::chrono::seconds limit) : pid_(pid), limit_(limit) {
+    if (limit.count() > 0) next_ = Clock::now() + limit;
+  }
+  // poll()'s timeout until the next step; acts on a step that is due.
+  int poll_timeout_ms() {
+    if (!next_) return -1;
+    if (Clock::now() >= *next_) act();
+    if (!next_) return -1;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next_ - Clock::now());
+    return static_cast<int>(std::max<int64_t>(left.count(), 0));
+  }
+  [[nodiscard]] const std::string& said() const { return said_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr auto kKillAfter = std::chrono::seconds(60);
+
+  void act() {
+    if (said_.empty()) {
+      ::kill(pid_, SIGTERM);
+      said_ = "\n[capture: ran past its " + std::to_string(limit_.count()) +
+              " s time limit: sent SIGTERM]\n";
+      next_ = Clock::now() + kKillAfter;
+    } else {
+      ::kill(pid_, SIGKILL);
+      said_ += "[capture: still there " + std::to_string(kKillAfter.count()) +
+               " s after SIGTERM: sent SIGKILL]\n";
+      next_.reset();
+    }
+  }
+
+  pid_t pid_;
+  std::chrono::seconds limit_;
+  std::optional<Clock::time_point> next_;
+  std::string said_;
+};
+
+}  // namespace
+
 Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options) {
   std::array<int, 2> out_pipe{};
   std::array<int, 2> err_pipe{};
@@ -131,8 +177,9 @@ Captured capture(const std::vector<std::string>& argv, const SpawnOptions& optio
                             pollfd{options.after_stop ? -1 : stop_fd(), POLLIN, 0}};
   std::array<std::string*, 2> sinks{&result.out, &result.err};
   int open_count = 2;
+  TimeLimit limit(pid, options.time_limit);
   while (open_count > 0) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    if (::poll(fds.data(), fds.size(), limit.poll_timeout_ms()) < 0) {
       if (errno == EINTR) continue;
       throw std::system_error(errno, std::generic_category(), "poll");
     }
@@ -165,6 +212,7 @@ Captured capture(const std::vector<std::string>& argv, const SpawnOptions& optio
     }
   }
   result.status = wait_for(pid);
+  if (!limit.said().empty()) result.err += limit.said();
   return result;
 }
 

@@ -14,6 +14,10 @@ Captured run_iotap(const std::vector<std::string>& args, const std::string& tmpd
   SpawnOptions options;
   options.extra_env = extra_env;
   options.extra_env.push_back("TMPDIR=" + tmpdir);
+  // Inside ctest's 900 s: a run that hangs is stopped as Ctrl-C would stop it, and the test
+  // fails printing what iotap said (its phases, the guest's blocked tasks), where ctest's
+  // timeout would print nothing (a CI run once did, for a dd that never ended).
+  options.time_limit = std::chrono::seconds(600);
   return capture(argv, options);
 }
 

@@ -12,8 +12,14 @@ foreach(guest RANGE ${last})
     # A guest left by an interrupted ctest run goes first.
     execute_process(COMMAND "${IOTAP}" guest stop --dir "${guest_dir}" OUTPUT_QUIET ERROR_QUIET)
   endif()
-  execute_process(COMMAND "${IOTAP}" guest ${ACTION} --dir "${guest_dir}" RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
+  execute_process(COMMAND "${IOTAP}" guest ${ACTION} --dir "${guest_dir}" RESULT_VARIABLE status
+                  ERROR_VARIABLE said)
+  message("${said}")
+  # A guest a run killed (one that did not end when stopped: guest_session.cpp) is gone
+  # already: that run's test failed and said why; the tier's cleanup has nothing left to do.
+  if(ACTION STREQUAL "stop" AND said MATCHES "no guest runs at")
+    message(WARNING "the guest at ${guest_dir} had gone before the tier's end")
+  elseif(NOT status EQUAL 0)
     message(FATAL_ERROR "iotap guest ${ACTION} --dir ${guest_dir} failed (exit ${status})")
   endif()
 endforeach()

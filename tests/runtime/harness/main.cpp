@@ -5,6 +5,7 @@
 //   runtime_case --lint ROOT   reads every case under ROOT (ROOT/AREA/CASE), runs nothing
 // A case that does not read, or whose requirements this machine does not meet, fails: it never
 // passes having checked nothing.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -98,6 +99,9 @@ int run_case(const std::string& dir) {
     SpawnOptions options;
     options.extra_env = c.env;
     options.extra_env.push_back("TMPDIR=" + tmp.path());
+    // Inside ctest's default 900 s: a hung run is stopped as Ctrl-C would stop it, and the case
+    // fails printing what iotap said, where ctest's own timeout would print nothing.
+    options.time_limit = std::chrono::seconds(600);
     const Captured run = capture(argv, options);
     failures = failures_of(c, run);
     // Nothing left behind: every temp file and socket iotap made is gone.

@@ -30,6 +30,7 @@ struct SharedGuestInfo {
   pid_t pid = -1;  // qemu's
   unsigned memory_mib = 0;
   unsigned cpus = 0;
+  std::chrono::minutes idle{30};
   std::string initrd;  // the base image it booted: a run needs the same one
 };
 
@@ -40,6 +41,11 @@ std::string default_shared_guest_dir();
 // already runs there, it did not come up: nothing is left running then).
 SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
                                    const std::function<void(std::string_view)>& status);
+
+// Boots the guest of `info` anew, as it was started, in its directory, whose lock the caller
+// holds (a run that found it wedged: guest_link.cpp). Throws UserError as start does.
+SharedGuestInfo restart_shared_guest(const SharedGuestInfo& info,
+                                     const std::function<void(std::string_view)>& status);
 
 // The guest running at `dir`; nullopt when none does (never started, stopped, or gone).
 std::optional<SharedGuestInfo> find_shared_guest(const std::string& dir);

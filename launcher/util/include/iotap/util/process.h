@@ -2,6 +2,7 @@
 // Child processes from argv vectors: nothing a user typed ever passes through a shell.
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct SpawnOptions {
   // What the child does, for the message when iotap is stopped meanwhile ("while compiling
   // the script"); empty: "while running PROGRAM".
   std::string activity;
+  // capture() only: past this the child gets SIGTERM (iotap's own stop: it says where it was),
+  // and SIGKILL a minute later; 0, none. For callers that must never wait for ever (tests:
+  // a hang then prints what the child said, where ctest's own timeout prints nothing).
+  std::chrono::seconds time_limit{0};
 };
 
 // Starts argv[0] (searched in PATH) and returns its pid. Throws UserError naming the program
@@ -51,7 +56,8 @@ ExitStatus wait_for(pid_t pid);
 std::optional<ExitStatus> ended(pid_t pid);
 
 // Runs argv to completion with stdout and stderr captured. A stop signal (util/stop_signal.h)
-// kills the child (its whole group, with new_process_group), reaps it and throws Stopped.
+// kills the child (its whole group, with new_process_group), reaps it and throws Stopped. A
+// child past options.time_limit is stopped, and its stderr says so at the end.
 Captured capture(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
 // Finds a program in PATH the way execvp would; empty when absent.
