@@ -36,6 +36,10 @@ Trace load_trace(const std::string& path) {
   const nlohmann::json run = nlohmann::json::parse(buffer.str());
   Trace trace;
   trace.output = run.at("output").get<std::string>();
+  if (run.contains("postgres")) {
+    for (const auto& [name, value] : run.at("postgres").items())
+      if (value.is_number()) trace.postgres[name] = value.get<double>();
+  }
   trace.script = run.value("script", "");
   for (const auto& d : run.at("devices")) {
     StackDevice device;
