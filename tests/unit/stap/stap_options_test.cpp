@@ -123,17 +123,19 @@ TEST(StapArgv, OptionsBeforeTheScriptArgumentsAfterIt) {
 }
 
 // iotap's own scripts run their handlers with interrupts off, so that an interrupt's probe hit
-// is not dropped uncounted while another handler runs on its CPU; the user's own -D
-// INTERRUPTIBLE replaces iotap's.
+// is not dropped uncounted while another handler runs on its CPU, and wait longer for a
+// global's lock; the user's own -D INTERRUPTIBLE or MAXTRYLOCK replaces iotap's.
 TEST(StapArgv, IotapsOwnScriptsRunHandlersWithInterruptsOffUnlessTheUserSaysOtherwise) {
   const auto own = [](Words options) {
     CompileRequest request{"probe begin {}\n", "events.stp", "", "", "/w", {}, "", options};
     request.interrupts_off = true;
     return defines_of(stap_argv(request));
   };
-  EXPECT_EQ(own({}), Words{"INTERRUPTIBLE=0"});
-  EXPECT_EQ(own({"-D", "INTERRUPTIBLE=1"}), Words{"INTERRUPTIBLE=1"});
-  EXPECT_EQ(own({"-D", "INTERRUPTIBLE"}), Words{"INTERRUPTIBLE"});
+  EXPECT_EQ(own({}), (Words{"INTERRUPTIBLE=0", "MAXTRYLOCK=1000"}));
+  EXPECT_EQ(own({"-D", "INTERRUPTIBLE=1"}), (Words{"MAXTRYLOCK=1000", "INTERRUPTIBLE=1"}));
+  EXPECT_EQ(own({"-D", "INTERRUPTIBLE"}), (Words{"MAXTRYLOCK=1000", "INTERRUPTIBLE"}));
+  // A global another CPU holds is waited for 10 ms, not stap's 1 ms, unless the user says.
+  EXPECT_EQ(own({"-D", "MAXTRYLOCK=50"}), (Words{"INTERRUPTIBLE=0", "MAXTRYLOCK=50"}));
 }
 
 // A user's script (iotap run) gets stap's own default, interrupts on, and with it stap 4.8's
