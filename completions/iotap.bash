@@ -48,7 +48,7 @@ _iotap() {
       return
       ;;
     -o | --output | --html | --format | -c | --command | -x | --pid | --timeout | --memory | \
-      --save-module | --module | --for-kernel | --sql | --postgres-rows)
+      --save-module | --module | --for-kernel | --sql | --postgres-rows | --pgbench-scale)
       if [[ $prev == -o || $prev == --output || $prev == --html || $prev == --save-module ||
         $prev == --module ]]; then
         compopt -o filenames 2>/dev/null

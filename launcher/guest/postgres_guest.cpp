@@ -121,7 +121,8 @@ std::string postgres_guest_conf(const PostgresRun& run) {
   return "IOTAP_PG_BIN=" + plain(run.install.bin_dir) + "\nIOTAP_PG_TREES=" + plain(trees) +
          "\nIOTAP_PG_LIBRARY_PATH=" + plain(library_path) +
          "\nIOTAP_PG_DEVICE=" + plain(run.device) + "\nIOTAP_PG_ROWS=" + std::to_string(run.rows) +
-         "\nIOTAP_PG_DROP_CACHES=" + (run.drop_caches ? "1" : "0") + "\n";
+         "\nIOTAP_PG_DROP_CACHES=" + (run.drop_caches ? "1" : "0") +
+         "\nIOTAP_PG_PGBENCH_SCALE=" + std::to_string(run.pgbench_scale) + "\n";
 }
 
 }  // namespace iotap::guest

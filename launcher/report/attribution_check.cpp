@@ -214,6 +214,7 @@ void check_verdict(const Checker& c, const Json& doc) {
         c.fields(e, path, {"mean_us", "siblings_mean_us", "share_of_slowest", "slowest_fraction"},
                  Type::kNumber);
         c.fields(e, path, {"siblings", "slowest_requests"}, Type::kCount);
+        c.field(e, path, "slowest_of", Type::kString);
       });
     });
     c.objects(v, at, "failing_members", [&c](const Json& f, const std::string& item) {

@@ -17,7 +17,7 @@ void add_postgres_options(po::options_description& description, TargetOptions& o
       "on ext4 made on the stack's top device, with a data set (table iotap_data, indexed on "
       "id) four times its 8 MB buffer pool; then restart it and drop the page cache. -c runs "
       "as its user, with PGHOST and PGDATABASE (iotap) set: -c 'psql -c \"SELECT ...\"' or -c "
-      "'pgbench -n -T 10 -f FILE' just work (pgbench's own tables are not made: -S needs them)")(
+      "'pgbench -n -T 10 -f FILE' just work (-c 'pgbench -S ...' with --pgbench-scale)")(
       "sql",
       po::value<std::vector<std::string>>()
           ->composing()
@@ -40,6 +40,12 @@ void add_postgres_options(po::options_description& description, TargetOptions& o
           ->value_name("N"),
       "with --postgres: the data set's rows, about 100 bytes each (default 300000: a 29 MiB "
       "table and a 7 MiB index)")(
+      "pgbench-scale",
+      positive_number(kPgbenchScaleOption,
+                      [&options](uint64_t scale) { options.postgres.pgbench_scale = scale; })
+          ->value_name("N"),
+      "with --postgres: also make pgbench's own tables (pgbench -i -s N: 100000 accounts, "
+      "15 MiB, a unit) before the restart, for -c 'pgbench -S ...'")(
       "keep-page-cache", po::bool_switch(&options.postgres.keep_page_cache),
       "with --postgres: do not drop the guest's page cache before the traced command (the buffer "
       "pool is empty either way)");
@@ -48,10 +54,11 @@ void add_postgres_options(po::options_description& description, TargetOptions& o
 void check_postgres_options(const TargetOptions& options) {
   const PostgresOptions& postgres = options.postgres;
   if (!postgres.start) {
-    const char* companion = postgres.command_from_sql  ? "--sql"
-                            : postgres.rows != 0       ? "--postgres-rows"
-                            : postgres.keep_page_cache ? "--keep-page-cache"
-                                                       : nullptr;
+    const char* companion = postgres.command_from_sql     ? "--sql"
+                            : postgres.rows != 0          ? "--postgres-rows"
+                            : postgres.pgbench_scale != 0 ? "--pgbench-scale"
+                            : postgres.keep_page_cache    ? "--keep-page-cache"
+                                                          : nullptr;
     if (companion != nullptr)
       throw UserError(std::string(companion) +
                       " goes with --postgres, which starts the server it talks to: add "
@@ -76,6 +83,7 @@ std::optional<guest::PostgresRun> postgres_run(const TargetOptions& options,
   run.device = stack->top_path();
   if (options.postgres.rows != 0) run.rows = options.postgres.rows;
   run.drop_caches = !options.postgres.keep_page_cache;
+  run.pgbench_scale = options.postgres.pgbench_scale;
   return run;
 }
 

@@ -8,6 +8,9 @@ namespace iotap::report::attribution_json {
 namespace {
 
 Json slow_members(const engine::Result& r) {
+  // What share_of_slowest is a share of: the slowest tenth of the provider's outermost requests
+  // ("queries") with levels, of the requests that reached a device without.
+  const std::string slowest_of = r.levels.empty() ? "requests" : r.levels.front().plural;
   Json slow = Json::array();
   for (const auto& s : r.slow_members)
     slow.push_back({{"name", s.name},
@@ -21,6 +24,7 @@ Json slow_members(const engine::Result& r) {
                       {"siblings", s.siblings},
                       {"share_of_slowest", s.share_of_slowest},
                       {"slowest_fraction", engine::kSlowestFraction},
+                      {"slowest_of", slowest_of},
                       {"slowest_requests", s.slowest_requests}}}});
   return slow;
 }

@@ -76,6 +76,11 @@ TEST(LevelReport, TheJsonHasTheLevelsAndTheQueriesWaterfalls) {
   EXPECT_EQ(query["io"]["reads_stack"], 20);
   EXPECT_EQ(j["slowest_time"]["requests"], 10);
   EXPECT_NEAR(j["slowest_time"]["reads_share"].get<double>(), 5040.0 / 7040, 1e-9);
+  // The slow member's share says what it is a share of: the slowest tenth of queries.
+  const auto& evidence = j["verdict"]["slow_members"][0]["evidence"];
+  EXPECT_EQ(evidence["slowest_of"], "queries");
+  EXPECT_EQ(evidence["slowest_fraction"], 0.1);
+  EXPECT_EQ(evidence["slowest_requests"], 10);
   ASSERT_EQ(j["slowest"].size(), 3U);
   const auto& w = j["slowest"][0];
   EXPECT_EQ(w["level"], "query");

@@ -67,6 +67,7 @@ TEST(Report, JsonKeepsTheContract) {
   EXPECT_GT(slow["evidence"]["share_of_slowest"].get<double>(), 0.99);
   EXPECT_EQ(slow["evidence"]["slowest_requests"], 4);  // dm-0's four reads, all in the top tenth
   EXPECT_DOUBLE_EQ(slow["evidence"]["slowest_fraction"].get<double>(), 0.1);
+  EXPECT_EQ(slow["evidence"]["slowest_of"], "requests");  // no provider levels: the reads
   EXPECT_EQ(j["requests"]["source"], "usdt");
   EXPECT_EQ(j["requests"]["without_block_io"], 0);
   ASSERT_EQ(j["requests"]["kinds"].size(), 1U);

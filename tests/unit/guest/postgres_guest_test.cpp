@@ -34,13 +34,15 @@ TEST(PostgresGuestConf, SaysWhatTheGuestScriptReads) {
   run.device = "/dev/md0";
   run.rows = 1234;
   run.drop_caches = false;
+  run.pgbench_scale = 3;
   run.library_dirs = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"};
   EXPECT_EQ(postgres_guest_conf(run),
             "IOTAP_PG_BIN='/usr/lib/postgresql/15/bin'\n"
             "IOTAP_PG_TREES='/usr/lib/postgresql/15 /usr/share/postgresql/15 "
             "/usr/share/zoneinfo'\n"
             "IOTAP_PG_LIBRARY_PATH='/tools/lib/x86_64-linux-gnu:/tools/usr/lib/x86_64-linux-gnu'\n"
-            "IOTAP_PG_DEVICE='/dev/md0'\nIOTAP_PG_ROWS=1234\nIOTAP_PG_DROP_CACHES=0\n");
+            "IOTAP_PG_DEVICE='/dev/md0'\nIOTAP_PG_ROWS=1234\nIOTAP_PG_DROP_CACHES=0\n"
+            "IOTAP_PG_PGBENCH_SCALE=3\n");
   run.device = "/dev/it's";
   EXPECT_THROW(postgres_guest_conf(run), std::logic_error);
 }

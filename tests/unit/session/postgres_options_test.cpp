@@ -29,6 +29,8 @@ TEST(PostgresOptions, SqlIsPsqlWithOneDashCPerStatementQuotedForTheCommandLine) 
 TEST(PostgresOptions, CombinationsThatCannotWork) {
   EXPECT_THROW(parse({"--sql", "SELECT 1", "-c", "true"}), UserError) << "-c and --sql";
   EXPECT_THROW(parse({"--postgres-rows", "0"}), UserError);
+  EXPECT_THROW(parse({"--pgbench-scale", "0"}), UserError);
+  EXPECT_THROW(parse({"--pgbench-scale", "1001"}), UserError);
   const auto refused = [](std::vector<std::string> args, const std::string& message) {
     try {
       check_target_options(parse(std::move(args)));
@@ -43,6 +45,7 @@ TEST(PostgresOptions, CombinationsThatCannotWork) {
   refused({"--sql", "SELECT 1", "--stack", "raid0(ram*2)"}, "--sql goes with --postgres");
   refused({"--postgres-rows", "10"}, "--postgres-rows goes with --postgres");
   refused({"--keep-page-cache"}, "--keep-page-cache goes with --postgres");
+  refused({"--pgbench-scale", "1"}, "--pgbench-scale goes with --postgres");
 }
 
 TEST(PostgresOptions, TheGuestIsAskedForTheStacksTopDeviceAndTheRows) {
@@ -56,6 +59,11 @@ TEST(PostgresOptions, TheGuestIsAskedForTheStacksTopDeviceAndTheRows) {
   EXPECT_EQ(run->device, "/dev/md0");
   EXPECT_EQ(run->rows, 1000U);
   EXPECT_FALSE(run->drop_caches);
+  EXPECT_EQ(run->pgbench_scale, 0U) << "pgbench's tables only when asked";
+  EXPECT_EQ(
+      postgres_run(parse({"--postgres", "--stack", "raid0(ram*2)", "--pgbench-scale", "2"}), stack)
+          ->pgbench_scale,
+      2U);
   EXPECT_EQ(postgres_server(options), "/usr/lib/postgresql/15/bin/postgres");
   EXPECT_FALSE(postgres_run(parse({"--stack", "raid0(ram*2)"}), stack)) << "no --postgres";
   EXPECT_FALSE(postgres_server(parse({})));

@@ -51,6 +51,9 @@ struct PostgresRun {
   std::string device;  // where the file system goes: the stack's top device, /dev/md0
   uint64_t rows = kDefaultPostgresRows;
   bool drop_caches = true;  // the page cache dropped after the restart, before the command
+  // pgbench's own tables (pgbench_accounts: 100000 rows a unit) made with `pgbench -i -s N`
+  // in the setup, for `pgbench -S` and its other built-in scripts; 0: not made.
+  uint64_t pgbench_scale = 0;
   // The host directories of the server's libraries (PostgresFiles::library_dirs): under /tools,
   // the server's LD_LIBRARY_PATH in the guest.
   std::vector<std::string> library_dirs;

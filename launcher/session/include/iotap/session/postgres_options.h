@@ -1,7 +1,8 @@
 #pragma once
-// --postgres and its companions (--sql, --postgres-rows, --keep-page-cache): PostgreSQL started
-// in the guest on the stack, the -c command run as its user (guest/postgres_guest.h,
-// docs/postgresql-guest.md). Every verb with a target has them (add_target_options).
+// --postgres and its companions (--sql, --postgres-rows, --pgbench-scale, --keep-page-cache):
+// PostgreSQL started in the guest on the stack, the -c command run as its user
+// (guest/postgres_guest.h, docs/postgresql-guest.md). Every verb with a target has them
+// (add_target_options).
 #include <boost/program_options/options_description.hpp>
 #include <optional>
 #include <string>
@@ -17,6 +18,10 @@ namespace iotap::session {
 
 inline constexpr NumberOption kPostgresRowsOption{"--postgres-rows", "a positive number of rows",
                                                   "rows", 100'000'000};
+// pgbench's scale: 100000 accounts (15 MiB with their index) a unit. 1000 is 15 GiB, more than
+// any guest disk iotap makes.
+inline constexpr NumberOption kPgbenchScaleOption{"--pgbench-scale", "a positive scale factor", "",
+                                                  1000};
 
 // The psql that --sql runs its statements with: one -c each, in order; ON_ERROR_STOP, so a
 // failing statement is the command's failure (psql exits 1, 3 in a script).

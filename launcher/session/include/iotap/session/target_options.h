@@ -27,6 +27,7 @@ struct PostgresOptions {
   bool command_from_sql = false;  // -c was made from --sql
   uint64_t rows = 0;              // --postgres-rows; 0: the default
   bool keep_page_cache = false;   // --keep-page-cache
+  uint64_t pgbench_scale = 0;     // --pgbench-scale; 0: pgbench's tables are not made
 };
 
 struct TargetOptions {
