@@ -101,9 +101,9 @@ QueryReads query_reads(const json& trace, const std::string& text_start) {
 // each of them (a read while parsing would be in no line of EXPLAIN's).
 TEST_F(PostgresTruthTest, IotapsReadsArePostgresOwn) {
   const std::string timeline = tmp_.path() + "/timeline.json";  // removed once read
-  const auto run = iotap({"attribute", "--json", "--slowest", "2", "--perfetto", timeline,
-                          "--target", "vm", "--stack", kStack, "--postgres", "--postgres-rows",
-                          std::to_string(kRows), "--sql", std::string("EXPLAIN ") + kScan, "--sql",
+  const auto run = iotap({"attribute", "--json", "--perfetto", timeline, "--target", "vm",
+                          "--stack", kStack, "--postgres", "--postgres-rows", std::to_string(kRows),
+                          "--sql", std::string("EXPLAIN ") + kScan, "--sql",
                           std::string("EXPLAIN (ANALYZE, BUFFERS) ") + kScan});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json result = json::parse(run.out);
@@ -111,6 +111,10 @@ TEST_F(PostgresTruthTest, IotapsReadsArePostgresOwn) {
   ASSERT_TRUE(timeline_file) << "no --perfetto timeline";
   const json trace = json::parse(timeline_file);
   std::filesystem::remove(timeline);
+  // stap skips a hit whose handler would wait on a lock another CPU holds (its vCPU descheduled
+  // by the host): one skipped START or DONE is one smgr read iotap cannot pair.
+  const uint64_t skipped = result["loss"]["skipped_probes"];
+  std::cout << "pgtruth: loss " << result["loss"] << "\n";
   const json& postgres = result["postgres"];
   ASSERT_TRUE(postgres.is_object()) << "pg_stat_database was not read: " << run.err;
   json smgr_reads;
@@ -128,7 +132,8 @@ TEST_F(PostgresTruthTest, IotapsReadsArePostgresOwn) {
   std::cout << "pgtruth: smgr reads " << iotap_reads << ", blks_read " << database_reads
             << " + shared " << shared_reads << "\n";
   EXPECT_GE(database_reads, 247U) << "every page of the table, at least";
-  EXPECT_GT(iotap_reads, database_reads) << "the database's reads and some shared catalogs'";
+  EXPECT_GT(iotap_reads + skipped, database_reads)
+      << "the database's reads and some shared catalogs'";
   EXPECT_LE(iotap_reads, database_reads + shared_reads);
 
   // 2. Their summed time against track_io_timing's, which PostgreSQL adds to the reading
@@ -139,8 +144,9 @@ TEST_F(PostgresTruthTest, IotapsReadsArePostgresOwn) {
             << " ms\n";
   // PostgreSQL's clock holds the probes' span, and more: its clock_gettime calls are system
   // calls in this guest (the hpet clocksource under TCG), and the uprobe traps before the START
-  // probe's time and after the DONE probe's are inside it. Measured 6 to 8% of the time here
-  // (docs/engine.md): 5% does not hold under TCG, and this is not widened to make it.
+  // probe's time and after the DONE probe's are inside it. Measured 3 to 8% of the time here
+  // (docs/engine.md): 5% does not hold under TCG, and this is not widened to make it. Below,
+  // 85%: a sanity floor (a query's time counted as its reads' would be far above it).
   EXPECT_LT(iotap_ms, postgres_ms) << "the probes' span is inside PostgreSQL's clock";
   EXPECT_GT(iotap_ms, 0.85 * postgres_ms) << "most of PostgreSQL's read time is the probes' span";
 
@@ -152,13 +158,15 @@ TEST_F(PostgresTruthTest, IotapsReadsArePostgresOwn) {
   ASSERT_TRUE(query.found) << "the EXPLAIN ANALYZE query is not on the timeline";
   std::cout << "pgtruth: EXPLAIN read=" << explained.reads << " " << explained.read_ms
             << " ms; iotap " << query.reads << " smgr reads " << query.read_us / 1000 << " ms\n";
-  EXPECT_EQ(query.reads, explained.reads);
+  EXPECT_LE(query.reads, explained.reads);
+  EXPECT_GE(query.reads + skipped, explained.reads) << skipped << " probe hits skipped";
   EXPECT_LT(query.read_us / 1000, explained.read_ms) << "the same clock as blk_read_time's";
   EXPECT_GT(query.read_us / 1000, 0.85 * explained.read_ms);
 
   // 4. Of those reads, the ones iotap says reached the stack (a bio of their pread completed on
-  // md0) are no more than the reads the kernel counted on md0 over the run; and the scan's
-  // reads are among them (the page cache was dropped before the run).
+  // md0) are no more than the reads the kernel counted on md0 over the run (md counts every part
+  // it splits a bio into, so this is a bound, not an equality), and some did (the page cache was
+  // dropped before the run).
   json md0;
   for (const auto& device : result["devices"])
     if (device["name"] == "md0") md0 = device;
