@@ -23,13 +23,16 @@ iotap_pg_as_user() {
 }
 
 # iotap_pg_stats WHEN: the database's counters as a control line, pgstat WHEN DATID BLKS_READ
-# BLKS_HIT BLK_READ_TIME_MS BLK_WRITE_TIME_MS, read once no other client backend is connected
-# (waiting at most 20 s): a backend's counters are flushed before it leaves pg_stat_activity
-# (before_shmem_exit runs before on_shmem_exit), so they hold every other session's reads. This
-# session's own reads are flushed when it ends, after it read them: "before" runs it twice, the
-# first time to bring the catalogs it reads into the buffer pool, so that the second reads none
-# from the file system. Before the run a failure ends it; after, the run's output still goes
-# back, without the counters.
+# BLKS_HIT BLK_READ_TIME_MS BLK_WRITE_TIME_MS, then the shared objects' row (datid 0: the shared
+# catalogs, pg_database, pg_authid, ...) BLKS_READ BLKS_HIT BLK_READ_TIME_MS, read once no other
+# client backend is connected (waiting at most 20 s): a backend's counters are flushed before it
+# leaves pg_stat_activity (before_shmem_exit runs before on_shmem_exit), so they hold every other
+# session's reads. This session's own: a backend flushes its counters when it goes idle (at most
+# once a second) and when it ends, so the wait and the reading are one statement (one
+# transaction, no idle between them), and what they read is flushed after it was read
+# (pg_stat_activity's joins read pg_authid and pg_database). "before" runs it twice, the first
+# time to bring the catalogs it reads into the buffer pool. Before the run a failure ends it;
+# after, the run's output still goes back, without the counters.
 iotap_pg_stats() {
   local line
   if line=$(iotap_pg_as_user psql -X -q -A -t -F ' ' -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN
@@ -37,8 +40,10 @@ iotap_pg_stats() {
         EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity
           WHERE backend_type = 'client backend' AND pid <> pg_backend_pid());
         PERFORM pg_stat_clear_snapshot(); PERFORM pg_sleep(0.05);
-      END LOOP; END \$\$" -c "SELECT datid, blks_read, blks_hit, blk_read_time, blk_write_time
-      FROM pg_stat_database WHERE datname = current_database()"); then
+      END LOOP; END \$\$; SELECT d.datid, d.blks_read, d.blks_hit, d.blk_read_time,
+        d.blk_write_time, s.blks_read, s.blks_hit, s.blk_read_time
+      FROM pg_stat_database d, pg_stat_database s
+      WHERE d.datname = current_database() AND s.datid = 0"); then
     [ "$1" = warm ] || iotap_say "pgstat $1 $line"
   elif [ "$1" = before ]; then
     iotap_pg_fail "could not read pg_stat_database"

@@ -103,7 +103,11 @@ Json postgres_stats_json(const std::optional<runner::PostgresStats>& stats) {
           {"blks_read", stats->blks_read},
           {"blks_hit", stats->blks_hit},
           {"blk_read_time_ms", stats->blk_read_time_ms},
-          {"blk_write_time_ms", stats->blk_write_time_ms}};
+          {"blk_write_time_ms", stats->blk_write_time_ms},
+          {"shared",
+           {{"blks_read", stats->shared_blks_read},
+            {"blks_hit", stats->shared_blks_hit},
+            {"blk_read_time_ms", stats->shared_blk_read_time_ms}}}};
 }
 
 }  // namespace iotap::session

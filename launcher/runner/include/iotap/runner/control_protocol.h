@@ -22,7 +22,9 @@ namespace iotap::runner {
 //   dmclear NAME                               the dm device's table was replaced: forget it
 //   diskstat NAME before|after FIELDS...       /sys/block/NAME/stat just before the run starts
 //                                              and just after it ends
-//   pgstat before|after DATID READ HIT RT WT   pg_stat_database's counters (--postgres) just
+//   pgstat before|after DATID READ HIT RT WT SREAD SHIT SRT
+//                                              pg_stat_database's counters (--postgres), the
+//                                              database's and the shared objects' (datid 0), just
 //                                              before the run starts and just after it ends
 //   exit STATUS                                staprun's exit status; the guest powers off
 //   error MESSAGE                              the guest could not set up the run

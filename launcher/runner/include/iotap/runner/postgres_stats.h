@@ -14,10 +14,17 @@ struct PostgresStats {
   uint64_t blks_hit = 0;         // buffer reads the pool served
   double blk_read_time_ms = 0;   // time in those smgr reads, as the backends timed them
   double blk_write_time_ms = 0;  // time in the backends' own writes
+  // pg_stat_database's row for shared objects (datid 0): the shared catalogs (pg_database,
+  // pg_authid, ...), read by every backend at its start. Their smgr reads carry database 0, so
+  // they are not in blks_read above; their time is (PostgreSQL 15 adds a backend's read time
+  // to its own database's row), and this row's blk_read_time stays 0.
+  uint64_t shared_blks_read = 0;
+  uint64_t shared_blks_hit = 0;
+  double shared_blk_read_time_ms = 0;
 };
 
-// "DATID BLKS_READ BLKS_HIT BLK_READ_TIME BLK_WRITE_TIME" as psql prints them; nullopt when a
-// field is missing or not a number.
+// "DATID BLKS_READ BLKS_HIT BLK_READ_TIME BLK_WRITE_TIME SHARED_BLKS_READ SHARED_BLKS_HIT
+// SHARED_BLK_READ_TIME" as psql prints them; nullopt when a field is missing or not a number.
 std::optional<PostgresStats> parse_postgres_stats(std::string_view fields);
 
 // What the run added: after's counters less before's (the database of `after`); a counter that
