@@ -54,9 +54,12 @@ write or flush, offset, size, result, its latency as recorded and the device it 
 requests are those `iotap attribute` follows: the program's USDT reads when it has probes iotap
 knows (block_hasher's), else its I/O system calls (read, pread64, readv, preadv, write,
 pwrite64, writev, pwritev, their *v2 forms, fsync, fdatasync on the stack's top device or a file
-on it); --requests usdt|syscall chooses. The recording is written as requests end, so a long one
-takes no more memory than a short one; its header names the program, the request source, the
-stack and the kernel, and its end line counts the requests and what was lost
+on it); --requests usdt|syscall chooses. With --postgres, the server's smgr reads and writes,
+each on its file (relation), the files laid out one after another on the device so that a replay
+plays them on another stack (docs/recording-format.md, "A database's files"). The recording is
+written as requests end, so a long one takes no more memory than a short one (a database's is
+written at the end, once its files' layout is known); its header names the program, the request
+source, the stack and the kernel, and its end line counts the requests and what was lost
 (docs/recording-format.md). `iotap replay FILE --target vm --stack SPEC` replays it on another
 stack under the same probes.
 
@@ -73,6 +76,8 @@ examples:
       -c 'block_hasher -d __DEV__ -b 1048576 -t 4 -n 64 --direct'
   iotap record -o dd.rec --target vm --stack 'raid1(ram*2)' \
       -c 'dd if=/dev/zero of=__DEV__ bs=64k count=32 oflag=direct'
+  iotap record -o scan.rec --target vm --stack 'raid0(ram*2)' --postgres \
+      --sql 'SELECT count(*) FROM iotap_data'
   iotap record --format fio -o hasher.iolog --target vm --stack 'raid0(ram*4)' \
       -c 'block_hasher -d __DEV__ -b 65536 -t 2 -n 64 --direct'
 
