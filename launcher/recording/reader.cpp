@@ -135,11 +135,13 @@ void check_header(const Lines& lines, std::string_view text) {
   };
   const auto string = [](const Json& v) { return v.is_string(); };
   const auto string_or_null = [](const Json& v) { return v.is_string() || v.is_null(); };
-  for (const char* key : {"program", "source", "target", "kernel", "recorded_at", "iotap"})
+  for (const char* key :
+       {"program", "source", "target", "kernel", "recorded_at", "iotap", "provider"})
     check(key, string, "a string");
   for (const char* key : {"command", "stack"}) check(key, string_or_null, "a string or null");
-  check(
-      "devices", [](const Json& v) { return v.is_array(); }, "an array");
+  for (const char* key : {"devices", "levels", "files"})
+    check(
+        key, [](const Json& v) { return v.is_array(); }, "an array");
 }
 
 Request parse_request(const Lines& lines, std::string_view line) {

@@ -51,6 +51,8 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
     engine_options.levels.push_back({level.name, level.plural});
   const auto start_engine = [&](const std::vector<StackDevice>& devices) {
     if (engine) return;
+    if (hooks.provider && source.declaration && !engine_options.levels.empty())
+      hooks.provider(*source.declaration);
     if (hooks.started) hooks.started(devices, source.source);
     engine.emplace(devices, engine_options);
   };

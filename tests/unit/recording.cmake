@@ -2,7 +2,7 @@
 # damage a reader must name with its byte offset, and the fio iolog conversion.
 iotap_unit_test(recording_test
   SOURCES recording/format_test.cpp recording/fio_iolog_test.cpp recording/fidelity_test.cpp
-          recording/compare_test.cpp
+          recording/compare_test.cpp recording/file_layout_test.cpp
   LIBS iotap_recording iotap_compare)
 
 # iotap record's bad input: one line, exit 2, before anything is compiled or booted.
@@ -12,6 +12,9 @@ iotap_cli_test(cli_record_bad_format 2
   record --format csv -c block_hasher)
 iotap_cli_test(cli_record_needs_a_program 2 "give the program whose requests to follow: -c"
   record --target vm --stack "raid0(ram*2)")
+iotap_cli_test(cli_record_postgres_system_calls 2
+  "^iotap: iotap record --postgres records the server's smgr reads and writes, with their files and offsets; its system calls name offsets in files a replay cannot place: leave out --requests syscall\n$"
+  record --requests syscall --target vm --stack "raid0(ram*2)" --postgres --sql "SELECT 1")
 iotap_cli_test(cli_record_output_is_a_directory 2
   "^iotap: cannot write -o '/tmp': it is a directory \\(name a file in a directory you can write to\\)\n$"
   record -o /tmp --target vm --stack "raid0(ram*2)" -c block_hasher)
@@ -112,6 +115,13 @@ file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/header_source_number.rec"
 iotap_cli_test(cli_compare_recording_header_source_number 2
   "^iotap: [^\n]*/header_source_number.rec: byte 18 \\(line 2\\): the header's \"source\" is '5', not a string\n$"
   compare "${CMAKE_CURRENT_BINARY_DIR}/header_source_number.rec" ${attribution_data}/valid.json)
+
+# A database's recording (issue 29): its files' layout, when present, is a list.
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/header_files_number.rec"
+  "iotap-recording 1\nheader {\"files\":5}\n0 0 R 0 8192 8192 9 9:0 0 smgr_read\nend {\"requests\":1}\n")
+iotap_cli_test(cli_replay_recording_files_not_a_list 2
+  "^iotap: [^\n]*/header_files_number.rec: byte 18 \\(line 2\\): the header's \"files\" is '5', not an array \\(iotap replay takes what iotap record wrote\\)\n$"
+  replay "${CMAKE_CURRENT_BINARY_DIR}/header_files_number.rec" --target vm --stack "raid0(ram*2)")
 
 # issue 27: special files as inputs. Only a regular file is read: /dev/zero never ends, a FIFO
 # would block the open; neither is opened.

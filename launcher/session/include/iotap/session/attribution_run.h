@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "iotap/engine.h"
+#include "iotap/provider/provider.h"
 #include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/target_options.h"
@@ -40,6 +41,9 @@ struct RequestHooks {
   // Each of a provider's requests as it ends, at any level (engine::Options::
   // finished_level_request): a query, its buffer reads, their smgr reads.
   std::function<void(const engine::FinishedLevelRequest&)> finished_level;
+  // Once, before `started`, when the requests are a provider's levels (PB/PE: a generated
+  // script): its declaration, whose levels' ops say which of them do I/O (iotap record).
+  std::function<void(const provider::Provider&)> provider;
 };
 
 // --perfetto FILE, for the verbs that follow requests (attribute, diagnose, record, replay):

@@ -1,0 +1,126 @@
+// iotap record of a PostgreSQL run (issue 29, point 6): the server's smgr reads, each on its file
+// (relfilenode), held to what PostgreSQL counted (EXPLAIN's shared reads for the statement,
+// pg_stat_database's blks_read for the run) and to what a sequential scan must read (every page
+// of the table, once, in order); the files laid out on the
+// device (docs/recording-format.md, "A database's files"); and the recording replayed on another
+// stack, whose delayed member the replay's attribution names.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "iotap/recording/recording.h"
+#include "iotap/util/temp_dir.h"
+#include "vm_fixture.h"
+
+namespace iotap::test {
+namespace {
+
+using nlohmann::json;
+using PostgresRecordTest = VmFixture;
+
+// As postgres_guest_test.cpp: 20000 rows are 247 pages of table, a 55-page index.
+constexpr int kRows = 20000;
+constexpr uint64_t kTablePages = 247;
+constexpr uint64_t kPage = 8192;
+// Reads of shared catalogs (pg_database, pg_authid, pg_tablespace) count under database 0, not
+// the run's, in blks_read: 8 in each run measured; more would be reads the count does not hold.
+constexpr uint64_t kSharedCatalogReads = 16;
+
+// One file's region on the device, from the header's "files".
+struct Region {
+  uint64_t file = 0, offset = 0, bytes = 0;
+};
+
+std::vector<Region> regions_of(const json& header) {
+  std::vector<Region> regions;
+  for (const json& f : header.at("files"))
+    regions.push_back({f.at("file"), f.at("offset"), f.at("bytes")});
+  return regions;
+}
+
+// The region holding [offset, offset + size), or null.
+const Region* region_of(const std::vector<Region>& regions, uint64_t offset, uint64_t size) {
+  for (const Region& r : regions)
+    if (offset >= r.offset && offset + size <= r.offset + r.bytes) return &r;
+  return nullptr;
+}
+
+TEST_F(PostgresRecordTest, ADatabasesReadsAreRecordedByFileAndReplayedOnAnotherStack) {
+  TempDir files("iotap-postgres-record-test");
+  const std::string out = files.path() + "/scan.rec";
+  const Captured run =
+      iotap({"record", "-o", out, "--json", "--target", "vm", "--stack", "raid0(ram*2)",
+             "--postgres", "--postgres-rows", std::to_string(kRows), "--sql",
+             "EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM iotap_data WHERE filler LIKE '%'"});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json summary = json::parse(run.out);
+  const json& postgres = summary.at("postgres");
+  ASSERT_TRUE(postgres.is_object()) << "pg_stat_database was not read: " << run.err;
+  const uint64_t blks_read = postgres.at("blks_read");
+  const recording::Recording rec = recording::read(out);
+  const json header = rec.header();
+  EXPECT_EQ(header.at("provider"), "postgresql");
+  EXPECT_EQ(header.at("levels"), json({"smgr_read", "smgr_write"}));
+
+  // Each recorded read is one smgr read of one page, inside its file's region; the regions do
+  // not overlap.
+  const std::vector<Region> regions = regions_of(header);
+  ASSERT_FALSE(regions.empty());
+  for (size_t i = 1; i < regions.size(); ++i)
+    EXPECT_GE(regions[i].offset, regions[i - 1].offset + regions[i - 1].bytes);
+  std::map<uint64_t, std::vector<uint64_t>> pages;  // by file: the pages read, in order
+  uint64_t reads = 0;
+  for (const auto& r : rec.requests) {
+    if (r.op != 'R') continue;
+    ++reads;
+    EXPECT_EQ(r.call, "smgr_read");
+    EXPECT_EQ(r.size, kPage);
+    EXPECT_EQ(r.result, static_cast<int64_t>(kPage));
+    const Region* region = region_of(regions, r.offset, r.size);
+    ASSERT_NE(region, nullptr) << "a read outside every file: offset " << r.offset;
+    pages[region->file].push_back((r.offset - region->offset) / kPage);
+  }
+  // PostgreSQL's own counts: every buffer that missed the pool is one smgr read. The recording
+  // holds none that pg_stat_database did not count, but the shared catalogs' few (counted under
+  // database 0). Not >= blks_read: a run with a build beside it counted 401 against the same 366
+  // recorded reads as an idle run whose blks_read was 358; not explained yet (the counters'
+  // reading, docs/postgresql-guest.md, is another lane's).
+  EXPECT_LE(reads, blks_read + kSharedCatalogReads) << "blks_read " << blks_read;
+  EXPECT_EQ(summary.at("reads"), reads);
+  // The table is the file read most; the scan read every page of it once, in order.
+  const auto table = std::max_element(pages.begin(), pages.end(), [](const auto& a, const auto& b) {
+    return a.second.size() < b.second.size();
+  });
+  ASSERT_EQ(table->second.size(), kTablePages) << "file " << table->first;
+  // The statement's own count: EXPLAIN's first Buffers line is the plan's top (the Aggregate,
+  // everything under it: the scan), not its planning's catalog reads, which come after.
+  std::smatch explain;
+  ASSERT_TRUE(std::regex_search(
+      run.err, explain, std::regex(R"(\[psql\] +Buffers: shared (?:hit=[0-9]+ )?read=([0-9]+))")))
+      << run.err;
+  EXPECT_EQ(std::stoull(explain[1]), table->second.size()) << "EXPLAIN's shared reads";
+  for (uint64_t page = 0; page < kTablePages; ++page)
+    ASSERT_EQ(table->second[page], page)
+        << "the scan's read " << page << " of file " << table->first;
+
+  const Captured replay =
+      iotap({"replay", out, "--json", "--target", "vm", "--stack", "raid0(ram, delay(ram, 20ms))"});
+  ASSERT_EQ(replay.status.code, 0) << replay.err;
+  const json a = json::parse(replay.out);
+  const json& fidelity = a.at("replay");
+  EXPECT_EQ(fidelity.at("requests_recorded"), rec.requests.size());
+  EXPECT_EQ(fidelity.at("requests_replayed"), rec.requests.size());
+  EXPECT_EQ(fidelity.at("order_preserved"), true) << fidelity.dump();
+  EXPECT_EQ(fidelity.at("bytes_replayed"), fidelity.at("bytes_recorded"));
+  EXPECT_EQ(a.at("requests").at("count"), rec.requests.size());
+  ASSERT_EQ(a.at("verdict").at("slow_members").size(), 1U) << a.at("verdict").dump();
+  EXPECT_EQ(a.at("verdict").at("slow_members")[0].at("spec"), "delay(ram,20ms)");
+}
+
+}  // namespace
+}  // namespace iotap::test
