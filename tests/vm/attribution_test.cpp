@@ -113,12 +113,15 @@ TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
   // further still when a busy host slows the guest (measured under TCG: 5 ms -> 16 ms, 10 ms ->
   // 18 ms, and 24 ms in one CI run). So the measurement is held to the delay as a floor and to
   // the guest kernel's own account of that device over the run (its diskstats before and after)
-  // within a jiffy, not to a guess at the overshoot.
+  // within two jiffies, not to a guess at the overshoot. The kernel times a bio in jiffies, read
+  // at its start and its end: a tick that comes late (a vCPU descheduled on a busy host) makes
+  // either read stale. A full-suite run here, clang-tidy beside the guests, measured 15.6 ms
+  // where the kernel said 22.9 (10 ms delay, 6 members): one jiffy was the bound until then.
   const json& delayed_device = device(attribution, delayed_spec);
   const json& kernel = delayed_device["kernel_stats"];
   ASSERT_TRUE(kernel.is_object()) << delayed_device.dump(2);
   EXPECT_EQ(kernel["reads"], delayed_device["ios"]) << stack;
-  EXPECT_NEAR(delayed_mean, kernel["read_mean_us"].get<double>(), 4000) << stack;
+  EXPECT_NEAR(delayed_mean, kernel["read_mean_us"].get<double>(), 8000) << stack;
   EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << stack;
   expect_nothing_lost(attribution);
 }
