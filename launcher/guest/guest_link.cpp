@@ -86,6 +86,7 @@ Settled settle(GuestLink& link) {
       }
       ctl_lines.feed(bytes, [&](std::string_view line) {
         if (line.ends_with('\r')) line.remove_suffix(1);
+        if (line.empty()) return;  // says nothing of a run
         const runner::ControlLine parsed = runner::parse_control_line(line);
         const bool status = parsed.kind == runner::ControlLine::Kind::kStatus;
         if (status && parsed.text == "waiting for a run") {
