@@ -280,15 +280,15 @@ SharedGuestInfo boot_shared_guest(const std::string& dir, const SharedGuestOptio
   return info;
 }
 
-// Kills qemu and waits until it is gone.
-void kill_and_reap(pid_t pid) {
+// Sends qemu `sig` and waits up to kStopGrace for it to go; whether it went in that time.
+bool signal_and_wait(pid_t pid, int sig) {
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  ::kill(pid, SIGKILL);
+  ::kill(pid, sig);
+  if (pidfd < 0) return false;
   pollfd exited{pidfd, POLLIN, 0};
-  if (pidfd >= 0) {
-    ::poll(&exited, 1, static_cast<int>(kStopGrace.count() * 1000));
-    ::close(pidfd);
-  }
+  const bool gone = ::poll(&exited, 1, static_cast<int>(kStopGrace.count() * 1000)) > 0;
+  ::close(pidfd);
+  return gone;
 }
 
 }  // namespace
@@ -306,7 +306,7 @@ SharedGuestInfo start_shared_guest(const SharedGuestOptions& options,
 
 SharedGuestInfo restart_shared_guest(const SharedGuestInfo& info,
                                      const std::function<void(std::string_view)>& status) {
-  kill_and_reap(info.pid);
+  signal_and_wait(info.pid, SIGKILL);
   remove_guest_files(info.dir);
   SharedGuestOptions options;
   options.dir = info.dir;
@@ -332,12 +332,7 @@ void stop_shared_guest(const std::string& dir_option) {
     throw UserError("no guest runs at " + dir + what +
                     "; `iotap guest status` lists the one at the default place");
   }
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  ::kill(pid, SIGTERM);
-  pollfd exited{pidfd, POLLIN, 0};
-  if (pidfd < 0 || ::poll(&exited, 1, static_cast<int>(kStopGrace.count() * 1000)) <= 0)
-    ::kill(pid, SIGKILL);
-  if (pidfd >= 0) ::close(pidfd);
+  if (!signal_and_wait(pid, SIGTERM)) ::kill(pid, SIGKILL);
   remove_guest_dir(dir);
 }
 
