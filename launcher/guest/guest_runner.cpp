@@ -5,6 +5,7 @@
 
 #include "iotap/config.h"
 #include "iotap/guest/guest_modules.h"
+#include "iotap/guest/postgres_cluster.h"
 #include "iotap/guest/vm_runner.h"
 #include "iotap/runner/kernel_tree.h"
 #include "iotap/util/data_paths.h"
@@ -72,10 +73,12 @@ std::string GuestRunner::compile_kernel(bool symbols, const runner::StatusSink& 
 // PostgreSQL's files go on the tools image; its programs (psql, pgbench) are there, bind-mounted
 // at their host paths, and are not copied into the run's files too.
 void GuestRunner::add_postgres(VmRun& run) const {
-  const PostgresFiles files = postgres_files(postgres_->install);
-  run.tools_image = postgres_tools_image(files, data_paths().cache);
+  PostgresFiles files = postgres_files(postgres_->install);
   run.postgres = postgres_;
   run.postgres->library_dirs = files.library_dirs;
+  run.postgres->cluster = postgres_cluster(postgres_->install, data_paths().cache);
+  files.files.push_back(run.postgres->cluster);
+  run.tools_image = postgres_tools_image(files, data_paths().cache);
   const std::string bin_dir = postgres_->install.bin_dir + "/";
   std::erase_if(run.programs,
                 [&bin_dir](const std::string& program) { return program.starts_with(bin_dir); });

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "guest_logs.h"
+#include "iotap/guest/guest_logs.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
 #include "iotap/util/stop_signal.h"
@@ -31,23 +31,6 @@ constexpr auto kStartDeadline = std::chrono::seconds(300);
 // Why the guest's kernel stopped, when it said so on the console ("Kernel panic - not syncing:
 // softlockup: hung tasks", after "BUG: soft lockup - CPU#0 stuck for 22s! [stapio:158]"); the
 // backtrace after it fills the console's last lines.
-std::string kernel_failure(const std::string& console_log) {
-  std::ifstream in(console_log);
-  std::string bug;
-  std::string panic;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const size_t at = line.find("] ");
-    const std::string text = at == std::string::npos ? line : line.substr(at + 2);
-    if (bug.empty() && text.find("BUG: ") != std::string::npos) bug = text;
-    if (panic.empty() && text.starts_with("Kernel panic")) panic = text;
-  }
-  std::string out;
-  if (!bug.empty()) out += "\n  the guest's kernel: " + bug;
-  if (!panic.empty()) out += "\n  the guest's kernel: " + panic;
-  return out;
-}
-
 // Rounded up: poll() woken a fraction of a millisecond before the deadline would find it not
 // reached yet.
 int milliseconds_until(Clock::time_point deadline) {
@@ -214,7 +197,12 @@ void GuestSession::kill_guest() const {
 
 void GuestSession::on_deadline() {
   if (stop_requested_) {
-    kill_guest();  // the grace period is over
+    // The grace period is over. Even a run whose program ignores SIGINT ends in it (staprun does
+    // not wait for the program), so a guest still there is held by its kernel.
+    killed_unanswered_ = true;
+    events_.status("the guest has not ended the run " + std::to_string(kStopGrace.count()) +
+                   " s after the stop; killing it");
+    kill_guest();
   } else if (!phases_.running()) {
     // Nothing runs yet, so there is nothing to stop gently: the guest goes, and the run fails.
     // The deadline that came is the nearer one (poll_timeout_ms): asking the clock whether
@@ -313,6 +301,11 @@ void GuestSession::send_stop() const {
   [[maybe_unused]] const ssize_t written = link_.ctl.send("stop\n");
 }
 
+std::string GuestSession::unanswered_stop() {
+  return ": it did not end the run within " + std::to_string(kStopGrace.count()) +
+         " s of the stop and was killed (its kernel was stuck; the console may say where)";
+}
+
 std::string GuestSession::console_tail() const {
   return "\n  last console lines:\n" + last_lines(link_.log_dir + "/console.log", 12);
 }
@@ -346,9 +339,10 @@ VmResult GuestSession::finish() {
     // qemu ended (killed, the guest's kernel panicked) mid-run: the target went away, as an ssh
     // host that drops its connection does; not the status of bad input, where nothing ran.
     throw TargetLost(std::string("the guest stopped before the run finished") +
-                     (qemu_status_.ok() ? ""
-                                        : " (qemu exited with status " +
-                                              std::to_string(qemu_status_.code) + ")") +
+                     (killed_unanswered_  ? unanswered_stop()
+                      : qemu_status_.ok() ? ""
+                                          : " (qemu exited with status " +
+                                                std::to_string(qemu_status_.code) + ")") +
                      kernel_failure(link_.log_dir + "/console.log") + "\n  qemu said:\n" +
                      last_lines(link_.log_dir + "/qemu.log", 6) + "  last console lines:\n" +
                      last_lines(link_.log_dir + "/console.log", 12));

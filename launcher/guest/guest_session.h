@@ -54,6 +54,8 @@ class GuestSession {
   [[nodiscard]] bool run_over() const;
   [[nodiscard]] int poll_timeout_ms() const;
   [[nodiscard]] std::string console_tail() const;
+  // Why the guest is gone when it was killed for not answering a stop.
+  static std::string unanswered_stop();
 
   const VmRun& run_;
   const VmEvents& events_;
@@ -86,6 +88,7 @@ class GuestSession {
   std::optional<Clock::time_point> stop_requested_;
   bool interrupted_ = false;
   bool timed_out_ = false;
+  bool killed_unanswered_ = false;  // asked to stop, silent through kStopGrace, killed
   // Set when the guest is killed before the run started: by a stop signal, or by a deadline.
   int stopped_by_signal_ = 0;
   std::string start_timeout_;

@@ -18,9 +18,9 @@
 #include <sstream>
 
 #include "guest_channels.h"
-#include "guest_logs.h"
 #include "initramfs.h"
 #include "iotap/config.h"
+#include "iotap/guest/guest_logs.h"
 #include "iotap/runner/control_protocol.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"

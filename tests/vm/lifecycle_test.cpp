@@ -97,6 +97,15 @@ class Lifecycle : public VmFixture {
     ::close(err_fd_);
     return wait_for(pid);
   }
+  // The qemu iotap `pid` started for its guest; 0, and iotap killed and reaped, if there is none.
+  pid_t qemu_under(pid_t pid) {
+    for (const auto& p : live_processes()) {
+      if (p.ppid == pid && p.comm.starts_with("qemu-system")) return p.pid;
+    }
+    ::kill(pid, SIGKILL);
+    finish(pid);
+    return 0;
+  }
 
   int err_fd_ = -1;
   std::string err_;
@@ -234,15 +243,8 @@ TEST_F(Lifecycle, AGuestKilledMidRunExitsAsATargetLost) {
   const pid_t pid =
       start({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm", "-c", "/bin/sleep 600"});
   ASSERT_TRUE(wait_for_stderr("running /bin/sleep 600\n")) << err_;
-  pid_t qemu = 0;
-  for (const auto& p : live_processes()) {
-    if (p.ppid == pid && p.comm.starts_with("qemu-system")) qemu = p.pid;
-  }
-  if (qemu == 0) {
-    ::kill(pid, SIGKILL);
-    finish(pid);
-    FAIL() << "no qemu under iotap " << pid << "; iotap said:\n" << err_;
-  }
+  const pid_t qemu = qemu_under(pid);
+  ASSERT_NE(qemu, 0) << "no qemu under iotap " << pid << "; iotap said:\n" << err_;
   ::kill(qemu, SIGKILL);
   const ExitStatus status = finish(pid);
   EXPECT_FALSE(status.signaled);
@@ -250,6 +252,32 @@ TEST_F(Lifecycle, AGuestKilledMidRunExitsAsATargetLost) {
   EXPECT_NE(err_.find("iotap: the guest stopped before the run finished (qemu exited with status "),
             std::string::npos)
       << err_;
+}
+
+// A guest whose kernel hangs (qemu 7.2's multi-threaded TCG did, CI's soft lockups) does not
+// answer the stop that --timeout sends: after the grace period iotap kills it and says that,
+// where it said "qemu exited with status 137", as if something else had killed it. A frozen
+// qemu (SIGSTOP) is such a guest.
+TEST_F(Lifecycle, AGuestThatDoesNotAnswerTheStopIsKilledAndTheMessageSaysSo) {
+  const pid_t pid = start({"run", VM_SCRIPTS_DIR "/until_stopped.stp", "--target", "vm",
+                           "--timeout", "5", "-c", "/bin/sleep 600"});
+  ASSERT_TRUE(wait_for_stderr("running /bin/sleep 600\n")) << err_;
+  const pid_t qemu = qemu_under(pid);
+  ASSERT_NE(qemu, 0) << "no qemu under iotap " << pid << "; iotap said:\n" << err_;
+  ::kill(qemu, SIGSTOP);
+  const ExitStatus status = finish(pid);
+  EXPECT_FALSE(status.signaled);
+  EXPECT_EQ(status.code, 4) << err_;
+  EXPECT_NE(err_.find("timed out after 5 s; stopping the run\n"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("the guest has not ended the run 20 s after the stop; killing it\n"),
+            std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find("iotap: the guest stopped before the run finished: it did not end the run "
+                      "within 20 s of the stop and was killed"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(err_.find("qemu exited with status"), std::string::npos) << err_;
+  EXPECT_FALSE(live_pid(qemu)) << "qemu " << qemu << " is still there";
 }
 
 }  // namespace

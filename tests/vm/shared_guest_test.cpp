@@ -27,6 +27,7 @@ using nlohmann::json;
 constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 4 -n 16 --direct";
 // By name: a macro joined to a literal in an argument list reads as a missing comma.
 const std::string kUntilStopped = VM_SCRIPTS_DIR "/until_stopped.stp";
+const std::string kTicksUntilStopped = VM_SCRIPTS_DIR "/ticks_until_stopped.stp";
 
 // Whether the process runs: not gone, and not a zombie (the daemonized qemu's reaper is
 // whoever adopted it, and need not be quick about it).
@@ -188,6 +189,30 @@ TEST_F(SharedGuestTest, ABackgroundChildOfTheProgramDoesNotHoldTheRun) {
 
   const Captured after = diagnose("raid0(ram*2)");
   EXPECT_EQ(after.status.code, 0) << after.err;
+  EXPECT_NE(after.err.find("running in the guest at " + dir_), std::string::npos) << after.err;
+}
+
+// `iotap run x.stp | head` killed iotap by SIGPIPE once head had its lines: the guest stayed
+// inside the run and the run's temp dirs stayed behind (the next run had to end the old one).
+// A reader that goes away stops the run as a signal would: the guest ends it, nothing is left
+// (the fixture checks TMPDIR), and iotap exits 141, as a pipeline's writer does.
+TEST_F(SharedGuestTest, AReaderThatGoesAwayEndsTheRunAndTheGuestTakesTheNext) {
+  ASSERT_EQ(in_guest({"guest", "start", "--dir", dir_}).status.code, 0);
+  const int pid = guest_pid();
+  ASSERT_GT(pid, 0);
+  std::string text;
+  const auto [iotap_pid, out] = start_in_guest(
+      {"run", kTicksUntilStopped, "--target", "vm", "--timeout", "240", "-c", "/bin/sleep 600"},
+      text, "tick 2\n");
+  ::close(out);
+  const ExitStatus ended = wait_for(iotap_pid);
+  EXPECT_EQ(ended.code, 141);
+  EXPECT_FALSE(ended.signaled) << "iotap was killed by the signal (SIGPIPE), not stopped by it";
+  EXPECT_EQ(guest_pid(), pid) << "the shared guest is gone after the run";
+
+  const Captured after = diagnose("raid0(ram*2)");
+  EXPECT_EQ(after.status.code, 0) << after.err;
+  EXPECT_EQ(after.err.find("left by an iotap that is gone"), std::string::npos) << after.err;
   EXPECT_NE(after.err.find("running in the guest at " + dir_), std::string::npos) << after.err;
 }
 
