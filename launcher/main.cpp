@@ -1,6 +1,10 @@
 // iotap: find the verb, hand it its arguments, turn errors into one line and an exit status.
+#include <poll.h>
+#include <unistd.h>
+
 #include <boost/program_options/errors.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -73,6 +77,12 @@ int with_stdout_checked(int status) {
   const bool flushed = std::fflush(stdout) == 0;
   const int error = errno;
   if (flushed && std::ferror(stdout) == 0) return status;
+  // Its reader went away (`iotap probes X | head -1`): as a pipeline's writer killed by SIGPIPE.
+  // errno may no longer say so by now (the write that failed was earlier): a pipe whose reader
+  // has gone polls POLLERR.
+  pollfd out{.fd = STDOUT_FILENO, .events = 0, .revents = 0};
+  if (error == EPIPE || (::poll(&out, 1, 0) == 1 && (out.revents & POLLERR) != 0))
+    return status == 0 ? 128 + SIGPIPE : status;
   std::fprintf(stderr, "iotap: cannot write the report to stdout: %s\n",
                flushed || error == 0 ? "a write failed" : std::strerror(error));
   return status == 0 ? iotap::exit_status::kUsage : status;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -171,10 +172,20 @@ void OutputFile::open_file() {
 
 void OutputFile::write(std::string_view text) {
   if (path_.empty()) {
+    // Once stdout's reader has gone (`iotap run x.stp | head`), the rest has nowhere to go.
+    static bool reader_gone = false;
+    if (reader_gone) return;
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
         std::fflush(stdout) != 0) {
       const int error = errno;
       std::clearerr(stdout);  // said here: main()'s own check of stdout at the end stays quiet
+      if (error == EPIPE) {
+        // As a pipeline's writer ends when its reader does, but stopping the run as a signal
+        // would (the guest's run ended, temp dirs removed), and exiting 141, as for SIGPIPE.
+        reader_gone = true;
+        request_stop(SIGPIPE);
+        return;
+      }
       throw UserError(std::string("cannot write the report to stdout: ") + std::strerror(error));
     }
     return;

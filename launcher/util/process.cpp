@@ -31,7 +31,8 @@ namespace {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+  // SIGPIPE too: iotap ignores it, and an ignored signal stays ignored across exec.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
   if (options.new_process_group) ::setpgid(0, 0);
   if (options.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);

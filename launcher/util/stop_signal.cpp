@@ -18,13 +18,7 @@ volatile sig_atomic_t g_first_signal = 0;
 std::array<int, 2> g_pipe{-1, -1};
 
 void on_stop_signal(int sig) {
-  const int saved_errno = errno;
-  if (g_first_signal == 0) g_first_signal = sig;
-  const auto byte = static_cast<unsigned char>(sig);
-  // The pipe is non-blocking: a flood of signals fills it and the rest are dropped, which is
-  // fine, since one pending byte is enough to wake the waiter.
-  [[maybe_unused]] const ssize_t written = ::write(g_pipe[1], &byte, 1);
-  errno = saved_errno;
+  request_stop(sig);
 }
 
 std::string signal_name(int sig) {
@@ -35,6 +29,8 @@ std::string signal_name(int sig) {
       return "SIGTERM";
     case SIGHUP:
       return "SIGHUP";
+    case SIGPIPE:
+      return "SIGPIPE";
     default:
       return "signal " + std::to_string(sig);
   }
@@ -54,6 +50,20 @@ void install_stop_handlers() {
   action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+  // A reader that goes away (`iotap run x.stp | head`) must not kill iotap in the middle of a
+  // run, leaving the guest inside it and the temp dirs behind: a write to a closed pipe or
+  // socket fails with EPIPE instead, and a closed stdout stops the run (OutputFile::write).
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+void request_stop(int sig) {
+  const int saved_errno = errno;
+  if (g_first_signal == 0) g_first_signal = sig;
+  const auto byte = static_cast<unsigned char>(sig);
+  // The pipe is non-blocking: a flood of signals fills it and the rest are dropped, which is
+  // fine, since one pending byte is enough to wake the waiter.
+  [[maybe_unused]] const ssize_t written = ::write(g_pipe[1], &byte, 1);
+  errno = saved_errno;
 }
 
 int stop_signal() {
@@ -72,7 +82,8 @@ int take_stop() {
 
 Stopped::Stopped(int signal, std::string while_doing)
     : signal_(signal),
-      message_("stopped by " + signal_name(signal) +
+      message_((signal == SIGPIPE ? std::string("stopped: the reader of its output went away")
+                                  : "stopped by " + signal_name(signal)) +
                (while_doing.empty() ? "" : " " + std::move(while_doing))) {}
 
 void throw_if_stopped(const std::string& while_doing) {

@@ -35,11 +35,17 @@ std::string temp_base() {
 }
 
 std::string TempDir::pattern(const std::string& prefix) {
-  return temp_base() + "/" + prefix + "." + std::to_string(::getpid()) + ".XXXXXX";
+  return pattern_in(temp_base(), prefix);
 }
 
-TempDir::TempDir(const std::string& prefix) {
-  const std::string pattern = TempDir::pattern(prefix);
+std::string TempDir::pattern_in(const std::string& parent, const std::string& prefix) {
+  return parent + "/" + prefix + "." + std::to_string(::getpid()) + ".XXXXXX";
+}
+
+TempDir::TempDir(const std::string& prefix) : TempDir(prefix, temp_base()) {}
+
+TempDir::TempDir(const std::string& prefix, const std::string& parent) {
+  const std::string pattern = pattern_in(parent, prefix);
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   // mkdtemp creates the directory with mode 0700: private to this user.

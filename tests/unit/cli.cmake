@@ -21,11 +21,15 @@ add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_pr
 iotap_unit_test(control_protocol_test
   SOURCES runner/control_protocol_test.cpp runner/postgres_stats_test.cpp LIBS iotap_runner)
 iotap_unit_test(accelerator_test SOURCES guest/accelerator_test.cpp LIBS iotap_guest)
+# What a failed guest's console says went wrong (guest/guest_logs.h).
+iotap_unit_test(guest_logs_test SOURCES guest/guest_logs_test.cpp LIBS iotap_guest)
+target_compile_definitions(guest_logs_test PRIVATE
+  UNIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
 # --target ssh://: its addresses, the agent's facts, what a host lacks (remote/ssh_target.h).
 iotap_unit_test(ssh_target_test SOURCES remote/ssh_target_test.cpp LIBS iotap_remote)
 iotap_unit_test(initramfs_test
   SOURCES guest/cpio_writer_test.cpp guest/elf_dependencies_test.cpp guest/kernel_test.cpp
-    runner/kernel_tree_test.cpp guest/postgres_guest_test.cpp
+    runner/kernel_tree_test.cpp guest/postgres_guest_test.cpp guest/postgres_cluster_test.cpp
   LIBS iotap_guest iotap_runner)
 target_compile_definitions(initramfs_test PRIVATE
   BLOCK_HASHER_PATH="${CMAKE_BINARY_DIR}/workloads/block_hasher/block_hasher"
@@ -156,6 +160,10 @@ iotap_cli_test(cli_diagnose_help_exit_statuses 0
 iotap_cli_test(cli_latency_help_exit_statuses 0 "exit status:.*\n  130 .*\n  143 " latency --help)
 set_tests_properties(cli_latency_help_exit_statuses PROPERTIES FAIL_REGULAR_EXPRESSION "\n  3    ")
 iotap_cli_test(cli_diagnose_needs_a_program 2 "give the program whose requests to follow: -c" diagnose --target vm --stack "raid0(ram*2)")
+# Attaching (no -c or -x, --requests usdt:NAME) is for a server already running: a guest has none.
+iotap_cli_test(cli_diagnose_attach_in_a_guest 2
+  "^iotap: --requests usdt:postgresql without -c or -x attaches to the processes already running"
+  diagnose --target vm --requests usdt:postgresql)
 iotap_cli_test(cli_diagnose_requests_bad_value 2
   "iotap: --requests must be 'usdt' \\(the program's USDT probes\\), 'usdt:PROVIDER'.* or 'syscall'.*not 'usdtt'"
   diagnose --target vm --stack "raid0(ram*2)" --requests usdtt -c "dd if=__DEV__ of=/dev/null")

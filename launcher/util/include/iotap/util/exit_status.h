@@ -51,7 +51,10 @@ inline std::string help_text(Verb verb) {
         "       --target ssh:// hosts, at least one host's run failed (the fleet summary says "
         "why)\n";
   text += "  70   internal error in iotap\n";
-  if (tracing) text += "  130  interrupted (SIGINT, Ctrl-C)\n  143  terminated (SIGTERM)\n";
+  if (tracing)
+    text +=
+        "  130  interrupted (SIGINT, Ctrl-C)\n  141  the reader of its output went away (a pipe "
+        "closed: | head)\n  143  terminated (SIGTERM)\n";
   return text;
 }
 

@@ -6,7 +6,8 @@
 // polls stop_fd() with the rest, stops the child's whole process group (stap spawns make and
 // gcc), reaps it and throws Stopped. The unwinding then removes the temp dirs (TempDir), and
 // main() exits 128 + the signal number, as a shell reports a process killed by that signal:
-// 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+// 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, and 141 (SIGPIPE) when stdout's reader went
+// away (SIGPIPE itself is ignored: a write to a closed pipe fails with EPIPE).
 //
 // A guest run is the exception: once the module runs, the first signal asks the guest to stop
 // so that the script's end probes report (see guest/vm_runner.cpp).
@@ -21,6 +22,10 @@ namespace iotap {
 // its orphaned descendants, so that a killed process group can be waited for to the last
 // member. Call once, first thing.
 void install_stop_handlers();
+
+// Stops iotap as the signal `sig` would, from ordinary code (async-signal-safe: the handler
+// calls it too). OutputFile::write asks for SIGPIPE when stdout's reader has gone.
+void request_stop(int sig);
 
 // The first stop signal received; 0 while none has come.
 int stop_signal();

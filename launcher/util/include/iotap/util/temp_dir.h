@@ -18,6 +18,9 @@ std::string temp_base();
 class TempDir {
  public:
   explicit TempDir(const std::string& prefix = "iotap");
+  // In `parent` rather than temp_base(): for what another user must reach (a directory under
+  // a private TMPDIR is out of reach of all but its owner).
+  TempDir(const std::string& prefix, const std::string& parent);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -32,6 +35,7 @@ class TempDir {
   static std::string pattern(const std::string& prefix);
 
  private:
+  static std::string pattern_in(const std::string& parent, const std::string& prefix);
   std::string path_;
   int lock_fd_ = -1;
 };
