@@ -53,10 +53,10 @@ std::vector<std::string> stap_argv(const CompileRequest& request) {
     argv.insert(argv.end(), {"-D", "INTERRUPTIBLE=0"});
   // A probe that finds a global locked by another CPU's handler tries MAXTRYLOCK times, 10 us
   // apart, then is skipped: stap's 100 (1 ms) is short under TCG, where a vCPU holding the lock
-  // may be descheduled. PostgreSQL's backends, each following its own system calls
-  // (syscall_io.stp's __syscall_io_followed), lost 6 and 11 of ~29k probe hits so (the
-  // provider's script under `iotap run`, stap's defaults); diagnose --postgres with these, 0 of
-  // 7.7k. 10 ms, as callgraph's. The user's own -D MAXTRYLOCK wins.
+  // may be set aside (PostgreSQL's backends lost 6 and 11 of ~29k probe hits so, on the lock of
+  // the global syscall_io then kept its followed threads in; that table has no lock now). 10 ms,
+  // as callgraph's, for the globals iotap's scripts still change in their handlers (mddwarf's,
+  // the examples'). The user's own -D MAXTRYLOCK wins.
   const bool user_sets_trylock =
       std::ranges::any_of(request.stap_options,
                           [](const std::string& word) { return word.starts_with("MAXTRYLOCK="); });

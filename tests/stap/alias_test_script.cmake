@@ -30,7 +30,9 @@ foreach(line IN LISTS lines)
       list(APPEND defined "${alias}")
     endif()
   endif()
-  if(line MATCHES "^(/\\*\\*| \\*) *probe ([A-Za-z0-9_.]+) ")
+  # "probe NAME - ": the doc line's form, so that prose in any comment ("... the begin's\n * probe
+  # was skipped") is not taken for an alias.
+  if(line MATCHES "^(/\\*\\*| \\*) *probe ([A-Za-z0-9_.]+) - ")
     flush_probe()
     set(current "${CMAKE_MATCH_2}")
     list(APPEND documented "${current}")

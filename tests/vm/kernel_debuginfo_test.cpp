@@ -54,7 +54,7 @@ TEST_F(KernelDebuginfoTest, DwarfProbesAndStandardTapsetsFireOnReadsThroughRaid0
   // kernel.function("submit_bio") with $bio->bi_iter->bi_size: whole sectors, never empty. The
   // 32 direct reads of 64 KiB are submitted to md0 (md passes them on to the members with
   // submit_bio_noacct).
-  EXPECT_GE(field("submit_bio", 1), 32);
+  EXPECT_GE(field("submit_bio", 1), 32) << run.err;
   EXPECT_GT(field("submit_bio", 3), 0) << "bi_size";
   EXPECT_EQ(field("submit_bio", 3) % 512, 0) << "bi_size";
   EXPECT_EQ(field("submit_bio", 5), 0) << "bios whose size is not whole sectors";
