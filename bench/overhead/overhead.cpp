@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "guest_rounds.h"
 #include "iotap/config.h"
 #include "iotap/guest/tools_image.h"
 #include "iotap/guest/vm_runner.h"
@@ -54,14 +55,6 @@ struct Options {
   unsigned threads = 2;
   std::string stack = "ram";
 };
-
-unsigned parse_number(const std::string& name, const std::string& text) {
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value == 0)
-    throw UserError(name + " takes a positive whole number; got '" + text + "'");
-  return value;
-}
 
 Options parse_options(int argc, char** argv) {
   Options options;
@@ -252,18 +245,7 @@ int run(int argc, char** argv) {
                  bt};
   run.programs = {BLOCK_HASHER, BARE_BLOCK_HASHER};
   run.files = {ROUNDS_SCRIPT, bt};
-  std::string output;
-  guest::VmEvents events;
-  events.stdout_data = [&output](std::string_view bytes) { output.append(bytes); };
-  events.stderr_data = [](std::string_view bytes) {
-    std::fwrite(bytes.data(), 1, bytes.size(), stderr);
-  };
-  events.status = [](std::string_view phrase) { say(std::string(phrase)); };
-  events.device = [](const StackDevice&) {};
-  const guest::VmResult result = guest::run_in_vm(run, events);
-  if (result.exit_status != 0)
-    throw UserError("the guest's rounds exited with status " + std::to_string(result.exit_status));
-  std::fputs(output.c_str(), stderr);  // every round's raw line, for the record
+  const std::string output = run_rounds_in_guest(run, "overhead_bench");
   report(parse_rounds(output), options);
   return 0;
 }

@@ -122,7 +122,8 @@ std::string postgres_guest_conf(const PostgresRun& run) {
          "\nIOTAP_PG_LIBRARY_PATH=" + plain(library_path) +
          "\nIOTAP_PG_DEVICE=" + plain(run.device) + "\nIOTAP_PG_ROWS=" + std::to_string(run.rows) +
          "\nIOTAP_PG_DROP_CACHES=" + (run.drop_caches ? "1" : "0") +
-         "\nIOTAP_PG_PGBENCH_SCALE=" + std::to_string(run.pgbench_scale) + "\n";
+         "\nIOTAP_PG_PGBENCH_SCALE=" + std::to_string(run.pgbench_scale) +
+         "\nIOTAP_PG_CLUSTER=" + (run.cluster.empty() ? "''" : plain(run.cluster)) + "\n";
 }
 
 }  // namespace iotap::guest

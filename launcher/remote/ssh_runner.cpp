@@ -1,6 +1,5 @@
 #include "iotap/remote/ssh_runner.h"
 
-#include <cstdio>
 #include <utility>
 
 #include "iotap/runner/kernel_debuginfo.h"
@@ -8,24 +7,8 @@
 #include "iotap/symbols/kernel_symbols.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
-#include "iotap/util/sha256.h"
 
 namespace iotap::remote {
-namespace {
-
-// A program on the host whose digest (`there`; empty: unknown) is not this machine's copy's:
-// its USDT probes are placed from this copy, so they may miss there. Said, not refused.
-void warn_if_copies_differ(const std::string& what, const std::string& there,
-                           const std::string& program) {
-  if (there.empty() || there == Sha256().update_file(program).hex()) return;
-  std::fprintf(stderr,
-               "iotap: warning: %s differs from this machine's %s: probes in it (USDT) are "
-               "placed from this copy and may miss or misfire there\n",
-               what.c_str(), program.c_str());
-}
-
-}  // namespace
-
 SshRunner::SshRunner(SshHost host, HostFacts facts)
     : host_(std::move(host)), facts_(std::move(facts)) {
   // stap compiles here for the host's kernel: its headers must be on this machine.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -22,6 +23,7 @@
 #include "iotap/util/printable.h"
 #include "iotap/util/process.h"
 #include "iotap/util/quoting.h"
+#include "iotap/util/sha256.h"
 
 namespace iotap::remote {
 
@@ -182,6 +184,25 @@ std::string program_problem(const SshHost& host, const HostFacts& facts,
   return host.name() + " has no executable " + program +
          ": -c runs the program there, at the path it has on this machine (copy it there, or "
          "give the path it has on both)";
+}
+
+void warn_if_copies_differ(const std::string& what, const std::string& there,
+                           const std::string& program) {
+  if (there.empty() || there == Sha256().update_file(program).hex()) return;
+  std::fprintf(stderr,
+               "iotap: warning: %s differs from this machine's %s: probes in it (USDT) are "
+               "placed from this copy and may miss or misfire there\n",
+               what.c_str(), program.c_str());
+}
+
+void check_attached_program(const SshHost& host, const std::string& program) {
+  const HostFacts facts = ask_host(host, std::nullopt, program);
+  if (facts.program_sha256.empty())
+    throw UserError(host.name() + " has no executable " + program +
+                    ": attaching follows the processes running it there, with probes placed "
+                    "from this machine's copy at the same path (install the same package "
+                    "version there, or trace the server with -x PID)");
+  warn_if_copies_differ(host.name() + "'s " + program, facts.program_sha256, program);
 }
 
 HostFacts ask_host(const SshHost& host, std::optional<pid_t> pid,

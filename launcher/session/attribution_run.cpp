@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "iotap/config.h"
+#include "iotap/remote/ssh_target.h"
 #include "iotap/report.h"
 #include "iotap/report/html.h"
 #include "iotap/report/overhead.h"
@@ -31,12 +32,21 @@ namespace iotap::session {
 
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests, const RequestHooks& hooks) {
-  require_one_program(options, "whose requests to follow");
+  // Neither -c nor -x, with a named provider: every process running its program is followed,
+  // those it starts later included (a server's backends), until --timeout or Ctrl-C.
+  const bool attaching = attaches_to_provider_program(options, requests);
+  if (!attaching)
+    require_one_program(options, "whose requests to follow",
+                        ", or --requests usdt:NAME alone to attach to every process running "
+                        "the provider's program (a PostgreSQL server: usdt:postgresql)");
   // With --postgres the requests are the server's queries: the -c program (psql, pgbench) is
   // only their client, and has no probes of its own.
   const std::string asked =
       requests.empty() && options.postgres.start ? "usdt:postgresql" : std::string(requests);
   const ChosenSource source = choose_request_source(traced_program(options), asked);
+  // The probes are placed from this machine's copy of the program: the host's must be there.
+  if (attaching && options.target == Target::kSsh)
+    remote::check_attached_program(*options.ssh_host, source.probed_program);
   // The engine starts when the guest has said what the stack is; the stream follows.
   std::optional<engine::Engine> engine;
   std::vector<std::string> early_warnings;
@@ -242,6 +252,7 @@ void PerfettoOption::write(std::string_view title) {
 std::string run_title(const TargetOptions& options) {
   std::string title =
       options.pid ? "process " + std::to_string(*options.pid) : options.command_line;
+  if (title.empty()) title = "every process of the provider's program (attached)";
   if (!options.stack_text.empty()) title += " on " + options.stack_text;
   return title;
 }

@@ -38,6 +38,11 @@ std::string why_usdt(const provider::Provider& provider, const std::string& prog
   if (provider.name == "io_replayer")
     return "following " + name +
            "'s replayed requests through its USDT probes (request_start, request_done)";
+  if (program.empty())  // attached: no -c or -x (session/target_options.h)
+    return "attached to every process running " + probed +
+           " (those started from now on too), following their " + provider.levels.front().plural +
+           " through its USDT probes (provider " + provider.name + ": " + level_list(provider) +
+           ") until --timeout or Ctrl-C";
   const std::string whose = probed == program ? "its" : probed + "'s";
   return "following " + name + "'s " + provider.levels.front().plural + " through " + whose +
          " USDT probes (provider " + provider.name + ": " + level_list(provider) + ")";

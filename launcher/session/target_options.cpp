@@ -106,6 +106,21 @@ void require_one_program(const TargetOptions& options, std::string_view purpose,
   check_not_both_c_and_x(options);
 }
 
+bool attaches_to_provider_program(const TargetOptions& options, std::string_view requests) {
+  if (!options.command_line.empty() || options.pid || !requests.starts_with("usdt:")) return false;
+  if (options.target == Target::kVm)
+    throw UserError(
+        "--requests " + std::string(requests) +
+        " without -c or -x attaches to the processes already running the provider's program, "
+        "but a guest iotap boots runs none: use --target local or ssh://HOST, or start the "
+        "server in the guest with --postgres -c 'psql ...'");
+  if (options.postgres.start)
+    throw UserError(
+        "--postgres starts a server in a guest for a -c command: add -c 'psql -c ...', or leave "
+        "--postgres out to attach to the server already running (--target local or ssh://)");
+  return true;
+}
+
 std::string target_kernel_release(const TargetOptions& options) {
   switch (options.target) {
     case Target::kVm:

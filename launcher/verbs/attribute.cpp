@@ -8,7 +8,7 @@ using session::attribution_verb;
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap attribute -c CMD [--target local|vm|ssh://HOST...] [--stack SPEC] [--slowest N] [--json]
+    R"(usage: iotap attribute -c CMD | -x PID | --requests usdt:NAME [--target local|vm|ssh://HOST...] [--stack SPEC] [--slowest N] [--json]
 
 Follows each request of the program down through the block layer, md and device-mapper to the
 member disk that served it, and back up, and charges its time. The requests are the program's
@@ -28,12 +28,19 @@ Block I/O that no request caused (writeback by kernel threads, readahead, metada
 on a line of its own and charged to no request. It also checks md raid0's remapping against the
 array's chunk geometry, and reports every event lost on the way (loss: none, when nothing was).
 
+Without -c or -x, --requests usdt:NAME attaches to every process running the provider's
+program (--target local or ssh://), those started later included: a PostgreSQL server already
+running and the backends it forks for new connections, until --timeout or Ctrl-C
+(docs/postgresql-guest.md, "A server you already have").
+
 examples:
   iotap attribute --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
       -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct' --slowest 3
   iotap attribute --target vm --stack 'linear(raid0(ram*4))' -c 'block_hasher -d __DEV__ -b 65536 -t 4' --json
   iotap attribute --target vm --stack 'raid1(ram, delay(ram, 20ms))' --slowest 1 \
       -c 'dd if=/dev/zero of=__DEV__ bs=4k count=64 conv=fsync'
+  iotap attribute --target ssh://root@db1 --requests usdt:postgresql --timeout 60
+      (the server running there: every query of the next minute, its reads down to the members)
 
 options)";
 

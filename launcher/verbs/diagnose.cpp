@@ -8,7 +8,7 @@ using session::attribution_verb;
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: iotap diagnose -c CMD [--target local|vm|ssh://HOST...] [--stack SPEC] [--json]
+    R"(usage: iotap diagnose -c CMD | -x PID | --requests usdt:NAME [--target local|vm|ssh://HOST...] [--stack SPEC] [--json]
 
 Names the slow member (or members) of an md/dm stack while the program reads or writes through
 it. Each member's io latency is compared with its siblings' (the other members of the same array
@@ -20,6 +20,11 @@ with how many requests that is. The requests are the program's USDT reads when i
 iotap knows (block_hasher's), else its I/O system calls (any program: dd, fio, a database);
 --requests usdt|syscall chooses. A healthy stack gets "no slow member".
 
+Without -c or -x, --requests usdt:NAME attaches to every process running the provider's
+program (--target local or ssh://), those started later included: a PostgreSQL server already
+running and the backends it forks for new connections, until --timeout or Ctrl-C
+(docs/postgresql-guest.md, "A server you already have").
+
 examples:
   iotap diagnose --target vm --stack 'raid0(ram*7, delay(ram, 50ms))' \
       -c 'block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct'
@@ -29,6 +34,8 @@ examples:
   iotap diagnose --target ssh://root@db1 --target ssh://root@db2 \
       -c '/usr/local/bin/block_hasher -d /dev/md0 -b 1048576 -t 8 -n 64 --direct'
       (your servers: compiled here for each one's kernel, run there with staprun; docs/ssh.md)
+  iotap diagnose --target ssh://root@db1 --requests usdt:postgresql --timeout 60
+      (the server running there: every query of the next minute, its reads down to the members)
 
 options)";
 

@@ -292,14 +292,15 @@ void say_what_was_recorded(const Recorder& recorder, const AttributionRun& run,
     std::fputs(to_text(summary).c_str(), stdout);
   }
   if (recorded)
-    std::fprintf(
-        stderr,
-        "iotap: recorded %llu requests of %zu threads (%llu reads, %llu writes, %llu "
-        "flushes; %llu failed) over %.1f ms to %s\n",
-        static_cast<unsigned long long>(recorder.requests()), recorder.threads(),
-        static_cast<unsigned long long>(c.reads), static_cast<unsigned long long>(c.writes),
-        static_cast<unsigned long long>(c.flushes), static_cast<unsigned long long>(c.errors),
-        static_cast<double>(c.last_end_ns) / 1e6, options.output_path.c_str());
+    std::fprintf(stderr,
+                 "iotap: recorded %llu requests of %zu thread%s (%llu reads, %llu writes, %llu "
+                 "flushes; %llu failed) over %.1f ms to %s\n",
+                 static_cast<unsigned long long>(recorder.requests()), recorder.threads(),
+                 recorder.threads() == 1 ? "" : "s", static_cast<unsigned long long>(c.reads),
+                 static_cast<unsigned long long>(c.writes),
+                 static_cast<unsigned long long>(c.flushes),
+                 static_cast<unsigned long long>(c.errors),
+                 static_cast<double>(c.last_end_ns) / 1e6, options.output_path.c_str());
   std::fputs(("iotap: " + report::overhead_line(run.overhead)).c_str(), stderr);
 }
 

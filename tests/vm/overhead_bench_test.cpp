@@ -1,7 +1,10 @@
 // bench/overhead for real in the guest, one round: bpftrace runs from the tools image iotap
 // builds and its script fires on the same events as events.stp; iotap writes every one of them
-// (read_start and read_done exactly once per read), and each tracer has a per-hit cost. The
-// figures themselves are the benchmark's (docs/performance.md), not asserted here.
+// (read_start and read_done exactly once per read), and each tracer's line gives a per-hit cost.
+// The figures themselves are the benchmark's (docs/performance.md), not asserted here, not even
+// their sign: since the guest runs its vCPUs in one host thread (launcher/guest/qemu_command.cpp),
+// one round's timing is noise (a traced round once ran 16% faster than the untraced one, and
+// bpftrace's cost came out at -35 us per hit); three rounds' medians are sane.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -15,22 +18,20 @@ namespace {
 
 struct TracerLine {
   uint64_t events = 0;
-  double ns_per_hit = 0;
   uint64_t lost = 0;
   uint64_t counted = 0;
 };
 
 TracerLine tracer_line(const std::string& out, const std::string& tracer) {
-  const std::regex line(
-      "  " + tracer +
-      R"( +[0-9.]+ s +[-+][0-9.]+%, (\d+) events, (-?\d+) ns per hit, lost (\d+) )"
-      R"(reads' events, (\d+) counted by the tracer)");
+  const std::regex line("  " + tracer +
+                        R"( +[0-9.]+ s +[-+][0-9.]+%, (\d+) events, -?\d+ ns per hit, lost (\d+) )"
+                        R"(reads' events, (\d+) counted by the tracer)");
   std::smatch match;
   if (!std::regex_search(out, match, line)) {
     ADD_FAILURE() << "no " << tracer << " line in:\n" << out;
     return {};
   }
-  return {std::stoull(match[1]), std::stod(match[2]), std::stoull(match[3]), std::stoull(match[4])};
+  return {std::stoull(match[1]), std::stoull(match[2]), std::stoull(match[3])};
 }
 
 using OverheadBench = VmFixture;
@@ -51,14 +52,12 @@ TEST_F(OverheadBench, BothTracersSeeEveryReadAndTheSameBlockEvents) {
   EXPECT_EQ(iotap.events, kHits) << run.out << run.err;
   EXPECT_EQ(iotap.lost, 0U) << run.out;
   EXPECT_EQ(iotap.counted, 0U) << run.out;
-  EXPECT_GT(iotap.ns_per_hit, 0) << run.out;
   // bpftrace drops events when its perf buffers fill, and says how many: written and counted
   // together, its script fired on the same events as events.stp. Within 1%: its count is not
   // exact (4 KiB reads: 421 of 65537 neither written nor counted in one round).
   const TracerLine bpftrace = tracer_line(run.out, "bpftrace");
   EXPECT_NEAR(static_cast<double>(bpftrace.events + bpftrace.counted), kHits, kHits / 100.0)
       << run.out << run.err;
-  EXPECT_GT(bpftrace.ns_per_hit, 0) << run.out;
 }
 
 }  // namespace

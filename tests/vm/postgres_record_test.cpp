@@ -1,19 +1,23 @@
 // iotap record of a PostgreSQL run (issue 29, point 6): the server's smgr reads, each on its file
 // (relfilenode), held to what PostgreSQL counted (EXPLAIN's shared reads for the statement,
 // pg_stat_database's blks_read for the run) and to what a sequential scan must read (every page
-// of the table, once, in order); the files laid out on the
-// device (docs/recording-format.md, "A database's files"); and the recording replayed on another
-// stack, whose delayed member the replay's attribution names.
+// of the table, once, in order); the files laid out on the device (docs/recording-format.md, "A
+// database's files"); the recording replayed on another stack, whose delayed member the replay's
+// attribution names; and its fio form (--format fio) replayed by fio.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "iotap/recording/recording.h"
+#include "iotap/util/process.h"
 #include "iotap/util/temp_dir.h"
 #include "vm_fixture.h"
 
@@ -30,6 +34,19 @@ constexpr uint64_t kPage = 8192;
 // Reads of shared catalogs (pg_database, pg_authid, pg_tablespace) count under database 0, not
 // the run's, in blks_read: 8 in each run measured; more would be reads the count does not hold.
 constexpr uint64_t kSharedCatalogReads = 16;
+const char* const kExplainScan =
+    "EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM iotap_data WHERE filler LIKE '%'";
+
+// The statement's shared reads as EXPLAIN printed them (psql's output, on iotap's stderr): its
+// first Buffers line is the plan's top (the Aggregate, everything under it: the scan), not its
+// planning's catalog reads, which come after. 0 when there is none.
+uint64_t explained_reads(const std::string& psql_output) {
+  std::smatch explain;
+  if (!std::regex_search(psql_output, explain,
+                         std::regex(R"(\[psql\] +Buffers: shared (?:hit=[0-9]+ )?read=([0-9]+))")))
+    return 0;
+  return std::stoull(explain[1]);
+}
 
 // One file's region on the device, from the header's "files".
 struct Region {
@@ -55,8 +72,7 @@ TEST_F(PostgresRecordTest, ADatabasesReadsAreRecordedByFileAndReplayedOnAnotherS
   const std::string out = files.path() + "/scan.rec";
   const Captured run =
       iotap({"record", "-o", out, "--json", "--target", "vm", "--stack", "raid0(ram*2)",
-             "--postgres", "--postgres-rows", std::to_string(kRows), "--sql",
-             "EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM iotap_data WHERE filler LIKE '%'"});
+             "--postgres", "--postgres-rows", std::to_string(kRows), "--sql", kExplainScan});
   ASSERT_EQ(run.status.code, 0) << run.err;
   const json summary = json::parse(run.out);
   const json& postgres = summary.at("postgres");
@@ -99,11 +115,8 @@ TEST_F(PostgresRecordTest, ADatabasesReadsAreRecordedByFileAndReplayedOnAnotherS
   ASSERT_EQ(table->second.size(), kTablePages) << "file " << table->first;
   // The statement's own count: EXPLAIN's first Buffers line is the plan's top (the Aggregate,
   // everything under it: the scan), not its planning's catalog reads, which come after.
-  std::smatch explain;
-  ASSERT_TRUE(std::regex_search(
-      run.err, explain, std::regex(R"(\[psql\] +Buffers: shared (?:hit=[0-9]+ )?read=([0-9]+))")))
-      << run.err;
-  EXPECT_EQ(std::stoull(explain[1]), table->second.size()) << "EXPLAIN's shared reads";
+  EXPECT_EQ(explained_reads(run.err), table->second.size()) << "EXPLAIN's shared reads\n"
+                                                            << run.err;
   for (uint64_t page = 0; page < kTablePages; ++page)
     ASSERT_EQ(table->second[page], page)
         << "the scan's read " << page << " of file " << table->first;
@@ -120,6 +133,60 @@ TEST_F(PostgresRecordTest, ADatabasesReadsAreRecordedByFileAndReplayedOnAnotherS
   EXPECT_EQ(a.at("requests").at("count"), rec.requests.size());
   ASSERT_EQ(a.at("verdict").at("slow_members").size(), 1U) << a.at("verdict").dump();
   EXPECT_EQ(a.at("verdict").at("slow_members")[0].at("spec"), "delay(ram,20ms)");
+}
+
+// The same scan recorded in fio's iolog form: one line a read (8 KiB at the device offset of its
+// page in the laid-out files), as many as the summary and PostgreSQL counted, and fio itself
+// replays every one of them (its own count of the I/Os it issued).
+TEST_F(PostgresRecordTest, TheFioFormOfADatabasesReadsIsReplayedByFio) {
+  const std::string fio = find_in_path("fio");
+  ASSERT_FALSE(fio.empty()) << "fio is missing: run ./setup.sh";
+  TempDir files("iotap-postgres-record-test");
+  const std::string log = files.path() + "/scan.iolog";
+  const Captured run = iotap({"record", "--format", "fio", "-o", log, "--json", "--target", "vm",
+                              "--stack", "raid0(ram*2)", "--postgres", "--postgres-rows",
+                              std::to_string(kRows), "--sql", kExplainScan});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const json summary = json::parse(run.out);
+  const uint64_t blks_read = summary.at("postgres").at("blks_read");
+
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "fio version 3 iolog");
+  uint64_t reads = 0;
+  uint64_t end = 0;  // the furthest byte read: the replay's file must reach it
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string when;
+    std::string file;
+    std::string action;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    words >> when >> file >> action;
+    if (action != "read") continue;
+    ASSERT_TRUE(words >> offset >> size) << line;
+    EXPECT_EQ(size, kPage) << line;
+    EXPECT_EQ(offset % kPage, 0U) << line;
+    end = std::max(end, offset + size);
+    ++reads;
+  }
+  EXPECT_EQ(summary.at("reads"), reads);
+  EXPECT_GE(reads, explained_reads(run.err)) << run.err;
+  EXPECT_GE(explained_reads(run.err), kTablePages) << run.err;
+  EXPECT_LE(reads, blks_read + kSharedCatalogReads) << "blks_read " << blks_read;
+
+  const std::string target = files.path() + "/target";
+  std::ofstream(target).close();
+  std::filesystem::resize_file(target, end);
+  const Captured replay =
+      capture({fio, "--name=replay", "--read_iolog=" + log, "--replay_redirect=" + target,
+               "--ioengine=psync", "--output-format=json"});
+  ASSERT_EQ(replay.status.code, 0) << replay.err;
+  const json report = json::parse(replay.out.substr(replay.out.find('{')));
+  const json& fio_reads = report.at("jobs").at(0).at("read");
+  EXPECT_EQ(fio_reads.at("total_ios"), reads) << replay.out;
+  EXPECT_EQ(fio_reads.at("io_bytes"), reads * kPage);
 }
 
 }  // namespace

@@ -4,10 +4,13 @@
 // the test made. iotap reaches it only through ssh, as it would a server.
 //
 //   ssh_test_host --stack SPEC --key KEY.pub [--without-staprun] [--cpus N]
-//                 [--program PATH]... [--file PATH]...
+//                 [--program PATH]... [--file PATH]... [--postgres ROWS]
 //
 // --program and --file put more of this machine in the guest at the same paths (a program with
 // its libraries; a file, or a directory's files): iotap itself, for a --target local run there.
+// --postgres: PostgreSQL 15 running there before the ssh server starts, as `iotap --postgres`
+// sets it up in a guest (guest/postgres.sh: ext4 on the stack's top device, a data set of ROWS
+// rows, the page cache dropped), for the tests that attach to a server already running.
 //
 // Prints "ready PORT" on stdout once the ssh server answers on 127.0.0.1:PORT, then runs until
 // SIGTERM or SIGINT (the guest powers off: nothing is left) or until the guest ends. The
@@ -26,9 +29,11 @@
 #include <thread>
 #include <vector>
 
+#include "iotap/guest/postgres_guest.h"
 #include "iotap/guest/vm_runner.h"
 #include "iotap/stack_spec/stack_plan.h"
 #include "iotap/stack_spec/stack_spec.h"
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 #include "iotap/util/process.h"
 #include "iotap/util/stop_signal.h"
@@ -71,12 +76,15 @@ bool ssh_banner_on(uint16_t port) {
   return up;
 }
 
-std::string host_script(const std::string& key, bool without_staprun) {
+std::string host_script(const std::string& key, bool without_staprun, bool postgres) {
   std::string script =
       "set -e\n"
       "mkdir -p /etc /root\n"
-      "echo 'root:x:0:0:root:/root:/bin/sh' >/etc/passwd\n"
-      "echo 'root:x:0:' >/etc/group\n"
+      // root at /root (dropbear reads its keys there), beside the users already there
+      // (--postgres: guest/postgres.sh's postgres).
+      "others=$(grep -v '^root:' /etc/passwd 2>/dev/null || true)\n"
+      "printf 'root:x:0:0:root:/root:/bin/sh\\n%s\\n' \"$others\" >/etc/passwd\n"
+      "[ -f /etc/group ] || echo 'root:x:0:' >/etc/group\n"
       "mkdir -p /root/.ssh /etc/dropbear\n"
       "chmod 700 /root /root/.ssh\n"
       "cp '" +
@@ -84,9 +92,23 @@ std::string host_script(const std::string& key, bool without_staprun) {
       "' /root/.ssh/authorized_keys\n"
       "chmod 600 /root/.ssh/authorized_keys\n";
   if (without_staprun) script += "rm -f \"$(command -v staprun)\"\n";
+  // guest/postgres.sh's launcher starts the server, then runs `true` as its user.
+  if (postgres) script += "/iotap/pg-traced true\n";
   // -F foreground, -E messages on stderr, -R host keys made now, -s keys only.
   script += "exec " + find_in_path("dropbear") + " -F -E -R -s -p 22\n";
   return script;
+}
+
+// As guest/guest_runner.cpp's add_postgres: the server's files on the tools image.
+void add_postgres(guest::VmRun& run, uint64_t rows) {
+  guest::PostgresRun postgres;
+  postgres.install = guest::require_postgres_install();
+  postgres.device = run.stack->top_path();
+  postgres.rows = rows;
+  const guest::PostgresFiles files = guest::postgres_files(postgres.install);
+  run.tools_image = guest::postgres_tools_image(files, data_paths().cache);
+  postgres.library_dirs = files.library_dirs;
+  run.postgres = postgres;
 }
 
 }  // namespace
@@ -99,6 +121,7 @@ int main(int argc, char** argv) {
   unsigned cpus = 1;
   std::vector<std::string> programs;
   std::vector<std::string> files;
+  uint64_t postgres_rows = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--stack" && i + 1 < argc) {
@@ -117,6 +140,8 @@ int main(int argc, char** argv) {
       } else {
         files.push_back(path);
       }
+    } else if (arg == "--postgres" && i + 1 < argc) {
+      postgres_rows = std::stoull(argv[++i]);
     } else if (arg == "--without-staprun") {
       without_staprun = true;
     } else {
@@ -134,7 +159,7 @@ int main(int argc, char** argv) {
       throw UserError("no dropbear: apt-get install dropbear-bin (./setup.sh does)");
     guest::VmRun run;
     run.stack = stack_spec::plan_stack(stack_spec::parse_stack_spec(spec));
-    run.command = {"sh", "-c", host_script(key, without_staprun)};
+    run.command = {"sh", "-c", host_script(key, without_staprun, postgres_rows > 0)};
     run.plain_command = true;
     run.programs = {dropbear, IOTAP_BLOCK_HASHER};
     run.programs.insert(run.programs.end(), programs.begin(), programs.end());
@@ -142,6 +167,7 @@ int main(int argc, char** argv) {
     run.files.insert(run.files.end(), files.begin(), files.end());
     run.cpus = cpus;
     run.ssh_port = free_loopback_port();
+    if (postgres_rows > 0) add_postgres(run, postgres_rows);
     std::atomic<bool> running = false;
     std::atomic<bool> done = false;
     std::thread announce([&] {

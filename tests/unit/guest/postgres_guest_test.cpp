@@ -42,7 +42,10 @@ TEST(PostgresGuestConf, SaysWhatTheGuestScriptReads) {
             "/usr/share/zoneinfo'\n"
             "IOTAP_PG_LIBRARY_PATH='/tools/lib/x86_64-linux-gnu:/tools/usr/lib/x86_64-linux-gnu'\n"
             "IOTAP_PG_DEVICE='/dev/md0'\nIOTAP_PG_ROWS=1234\nIOTAP_PG_DROP_CACHES=0\n"
-            "IOTAP_PG_PGBENCH_SCALE=3\n");
+            "IOTAP_PG_PGBENCH_SCALE=3\nIOTAP_PG_CLUSTER=''\n");
+  run.cluster = "/root/.cache/iotap/postgres-cluster-0123.tar";
+  EXPECT_TRUE(postgres_guest_conf(run).ends_with(
+      "\nIOTAP_PG_CLUSTER='/root/.cache/iotap/postgres-cluster-0123.tar'\n"));
   run.device = "/dev/it's";
   EXPECT_THROW(postgres_guest_conf(run), std::logic_error);
 }

@@ -57,6 +57,9 @@ struct PostgresRun {
   // The host directories of the server's libraries (PostgresFiles::library_dirs): under /tools,
   // the server's LD_LIBRARY_PATH in the guest.
   std::vector<std::string> library_dirs;
+  // The initdb'd cluster's tarball (guest/postgres_cluster.h), a host path: on the tools image
+  // at /tools under it. Empty: the guest runs initdb itself.
+  std::string cluster{};
 };
 
 // The directories the guest bind-mounts from the tools image at their host paths.

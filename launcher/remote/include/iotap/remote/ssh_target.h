@@ -75,6 +75,17 @@ std::string kernel_headers_problem(const SshHost& host, const std::string& relea
 std::string program_problem(const SshHost& host, const HostFacts& facts,
                             const std::string& program);
 
+// Prints a warning when the host's copy of `program` (its digest `there`; empty: unknown) is not
+// this machine's: its USDT probes are placed from this copy, so they may miss there. Said, not
+// refused (the same build stripped another way differs too). `what` names the host's copy.
+void warn_if_copies_differ(const std::string& what, const std::string& there,
+                           const std::string& program);
+
+// Attaching on the host (no -c, no -x: every process running a provider's `program` there). A
+// UserError when the host has no executable at that path; the digest warning when its copy is
+// not this machine's. One ssh connection.
+void check_attached_program(const SshHost& host, const std::string& program);
+
 // Asks the host (one ssh connection). `pid` for -x, `program` for -c (its absolute path). Throws
 // UserError naming the host when ssh cannot reach it, with ssh's own last line.
 HostFacts ask_host(const SshHost& host, std::optional<pid_t> pid,

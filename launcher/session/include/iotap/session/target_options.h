@@ -86,6 +86,13 @@ std::vector<std::string> ssh_targets_in(std::span<const std::string> args);
 void require_one_program(const TargetOptions& options, std::string_view purpose,
                          std::string_view hint = "");
 
+// Whether the run attaches to a provider's program wherever it runs: neither -c nor -x, and
+// --requests usdt:NAME|FILE. Every process running the program the provider declares is then
+// probed, the ones started after the module loads included (a PostgreSQL server's backends,
+// forked per connection), until --timeout or Ctrl-C. UserError with --target vm (a guest iotap
+// boots has no server running: --postgres -c starts one there) and with --postgres.
+bool attaches_to_provider_program(const TargetOptions& options, std::string_view requests);
+
 // With --target vm and --stack: the stack parsed, planned and checked against --memory, so a
 // bad spec fails before anything is compiled or booted. Empty otherwise.
 std::optional<stack_spec::StackPlan> plan_target_stack(const TargetOptions& options);
