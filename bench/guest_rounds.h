@@ -1,14 +1,22 @@
 #pragma once
-// What the guest benches (overhead/, pgbench/) share: their options' numbers; their rounds run
-// in one guest boot, the guest's stderr and status shown as they come, its stdout (one line per
-// round) kept for the report and echoed whole on stderr for the record.
+// What the guest benches (overhead/, pgbench/) share: their options' numbers; their script's
+// module, compiled as iotap compiles it; their rounds run in one guest boot, the guest's stderr
+// and status shown as they come, its stdout (one line per round) kept for the report and echoed
+// whole on stderr for the record; their main.
 #include <charconv>
 #include <cstdio>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
+#include "iotap/config.h"
 #include "iotap/guest/vm_runner.h"
+#include "iotap/runner/kernel_tree.h"
+#include "iotap/stap/compiler.h"
+#include "iotap/stap/module_cache.h"
+#include "iotap/stap/shared_runtime.h"
+#include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 
 namespace iotap::bench {
@@ -20,6 +28,43 @@ inline unsigned parse_number(const std::string& name, const std::string& text) {
   if (error != std::errc() || end != text.data() + text.size() || value == 0)
     throw UserError(name + " takes a positive whole number; got '" + text + "'");
   return value;
+}
+
+// A request for `script_text` (named `script_name` in messages) compiled as iotap compiles its
+// own scripts for the guest: the same kernel tree, runtime and module cache, so the same stap
+// cache entries. The script needs no kernel symbol table: without the -dbg package this is the
+// bare release, and no guest is booted for kallsyms.
+inline stap::CompileRequest guest_compile_request(std::string script_text,
+                                                  const std::string& script_name,
+                                                  const std::string& work_dir) {
+  const std::string kernel = runner::guest_compile_kernel(
+      config::kGuestKernel, false,
+      [&script_name]() -> std::string {
+        throw UserError(script_name + " should need no kernel symbol table");
+      },
+      runner::guest_kernel_trees_dir());
+  stap::CompileRequest request;
+  request.script_text = std::move(script_text);
+  request.script_name = script_name;
+  request.kernel_release = kernel;
+  request.runtime_dir = stap::guest_runtime_dir();
+  request.work_dir = work_dir;
+  request.module_cache_dir = stap::module_cache_dir(data_paths().cache + "/modules");
+  return request;
+}
+
+// The request's module from iotap's module cache, or compiled (and cached) now; `say` tells
+// which.
+template <typename Say>
+std::string guest_module(const stap::CompileRequest& request, const std::string& name, Say say) {
+  const std::string key = stap::module_key(request);
+  if (auto cached = stap::cached_module(request, key)) {
+    say(name + ": module from cache");
+    return cached->path;
+  }
+  say("compiling " + name + " for " + std::string(config::kGuestKernel) +
+      " (about 2 minutes the first time)");
+  return stap::compile_module(request, key).path;
 }
 
 // `bench` names the bench in its status lines ("pgbench_bench: booting the guest").
@@ -40,6 +85,17 @@ inline std::string run_rounds_in_guest(const guest::VmRun& run, const std::strin
     throw UserError("the guest's rounds exited with status " + std::to_string(result.exit_status));
   std::fputs(output.c_str(), stderr);  // every round's raw line, for the record
   return output;
+}
+
+// A bench's main: its run, and a user's error as one line and status 2.
+template <typename Run>
+int bench_main(const char* bench, Run run) {
+  try {
+    return run();
+  } catch (const UserError& error) {
+    std::fprintf(stderr, "%s: %s\n", bench, error.what());
+    return 2;
+  }
 }
 
 }  // namespace iotap::bench

@@ -85,32 +85,13 @@ void say(const std::string& text) {
   std::fprintf(stderr, "overhead_bench: %s\n", text.c_str());
 }
 
-// events.stp compiled as iotap compiles it (the same kernel tree and runtime, so the same stap
-// cache entries), from iotap's module cache when it is there.
+// events.stp compiled as iotap compiles it, from iotap's module cache when it is there.
 std::string events_module(const TempDir& work) {
   const std::string script = data_paths().examples + "/events.stp";
-  // events.stp needs no symbol table: without the -dbg package this is the bare release, and
-  // no guest is booted for kallsyms.
-  const std::string kernel = runner::guest_compile_kernel(
-      config::kGuestKernel, false,
-      []() -> std::string { throw UserError("events.stp should need no kernel symbol table"); },
-      runner::guest_kernel_trees_dir());
-  const stap::CompileRequest request{stap::prepare_script(script, {}),
-                                     script,
-                                     kernel,
-                                     stap::guest_runtime_dir(),
-                                     work.path(),
-                                     {},
-                                     BLOCK_HASHER,
-                                     {},
-                                     stap::module_cache_dir(data_paths().cache + "/modules")};
-  const std::string key = stap::module_key(request);
-  if (auto cached = stap::cached_module(request, key)) {
-    say("events.stp: module from cache");
-    return cached->path;
-  }
-  say("compiling events.stp for " + std::string(config::kGuestKernel));
-  return stap::compile_module(request, key).path;
+  stap::CompileRequest request =
+      guest_compile_request(stap::prepare_script(script, {}), script, work.path());
+  request.block_hasher_exe = BLOCK_HASHER;
+  return guest_module(request, "events.stp", say);
 }
 
 // One tracer's or build's line of a round.
@@ -254,10 +235,5 @@ int run(int argc, char** argv) {
 }  // namespace iotap::bench
 
 int main(int argc, char** argv) {
-  try {
-    return iotap::bench::run(argc, argv);
-  } catch (const iotap::UserError& error) {
-    std::fprintf(stderr, "overhead_bench: %s\n", error.what());
-    return 2;
-  }
+  return iotap::bench::bench_main("overhead_bench", [&] { return iotap::bench::run(argc, argv); });
 }

@@ -88,32 +88,13 @@ void say(const std::string& text) {
 }
 
 // The postgresql provider's script, written and compiled as iotap writes and compiles it for a
-// --postgres run (the same kernel tree, runtime and module cache).
+// --postgres run.
 std::string provider_module(const std::string& server, const TempDir& work) {
   const provider::Provider provider = provider::find_provider("postgresql", data_paths().providers);
-  const std::string kernel = runner::guest_compile_kernel(
-      config::kGuestKernel, false,
-      []() -> std::string { throw UserError("postgresql.stp should need no kernel symbol table"); },
-      runner::guest_kernel_trees_dir());
-  const std::string script = work / "postgresql.stp";
-  stap::CompileRequest request{provider::generated_script(provider, server),
-                               script,
-                               kernel,
-                               stap::guest_runtime_dir(),
-                               work.path(),
-                               {},
-                               {},
-                               {},
-                               stap::module_cache_dir(data_paths().cache + "/modules")};
+  stap::CompileRequest request = guest_compile_request(provider::generated_script(provider, server),
+                                                       work / "postgresql.stp", work.path());
   request.interrupts_off = true;
-  const std::string key = stap::module_key(request);
-  if (auto cached = stap::cached_module(request, key)) {
-    say("postgresql.stp: module from cache");
-    return cached->path;
-  }
-  say("compiling postgresql.stp for " + std::string(config::kGuestKernel) +
-      " (about 2 minutes the first time)");
-  return stap::compile_module(request, key).path;
+  return guest_module(request, "postgresql.stp", say);
 }
 
 // One tracer's line of a round.
@@ -242,10 +223,5 @@ int run(int argc, char** argv) {
 }  // namespace iotap::bench
 
 int main(int argc, char** argv) {
-  try {
-    return iotap::bench::run(argc, argv);
-  } catch (const iotap::UserError& error) {
-    std::fprintf(stderr, "pgbench_bench: %s\n", error.what());
-    return 2;
-  }
+  return iotap::bench::bench_main("pgbench_bench", [&] { return iotap::bench::run(argc, argv); });
 }
