@@ -43,13 +43,19 @@ TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
   const Words members{"ram0", "ram1", "ram2", "dm-0"};
   const auto maps = lines_starting_with(result.out, "map");
   std::map<std::tuple<std::string, std::string, std::string, std::string>, int> mapped;
+  // Pieces raid0 mapped that block_bio_remap did not report: only the hits stap skipped (the
+  // remap handler reads a global the queue handler writes; under software emulation a vCPU set
+  // aside holding its lock makes the other skip).
+  std::string unseen;
+  int unseen_count = 0;
   for (const auto& f : maps) {
     // map ARRAY ARRAY_SECTOR MEMBER MEMBER_SECTOR ZONE CHUNK CHUNK_SECTORS MEMBER_INDEX
     ASSERT_EQ(f.size(), 9U);
     EXPECT_EQ(f[1], "md0");
-    EXPECT_TRUE(seen.contains({f[1], f[2], f[3], f[4]}))
-        << "raid0 mapped md0 sector " << f[2] << " to " << f[3] << " sector " << f[4]
-        << ", block_bio_remap did not see it go there";
+    if (!seen.contains({f[1], f[2], f[3], f[4]})) {
+      ++unseen_count;
+      unseen += "  md0 sector " + f[2] + " to " + f[3] + " sector " + f[4] + "\n";
+    }
     EXPECT_EQ(f[5], "0") << "one zone: the members are the same size";
     EXPECT_EQ(f[7], "1024") << "512 KiB chunks";
     EXPECT_EQ(std::stoull(f[6]), std::stoull(f[2]) / 1024);
@@ -65,6 +71,10 @@ TEST_F(MdDwarfTest, Raid0MapsEachChunkAndDmNamesItsTarget) {
     md0_remaps += f[1] == "md0" ? 1 : 0;
   // Either probe can be the one skipped.
   const int skipped = skipped_probes(result);
+  EXPECT_LE(unseen_count, skipped)
+      << "raid0 mapped these where block_bio_remap did not see them go, " << skipped
+      << " hits skipped:\n"
+      << unseen << result.err;
   EXPECT_GE(md0_remaps + skipped, 64) << "32 reads of 1 MiB, two 512 KiB chunks each, or more";
   EXPECT_LE(std::abs(md0_remaps - static_cast<int>(maps.size())), skipped) << result.err;
   std::set<std::string> members_used;
