@@ -226,16 +226,16 @@ iotap_run() {
   if [ "$IOTAP_PLAIN" = 1 ]; then
     # A plain command (VmRun::plain_command, the benchmarks'): no staprun; the module, if any,
     # is at /iotap/iotap.ko for the command's own use.
-    sh -c "$(cat /iotap/command)" >&5 2>&6 4<&- 5>&- 6>&- &
+    sh -c "$(cat /iotap/command)" >&5 2>&6 4<&- 5>&- 6>&- 7>&- 8>&- &
   elif [ -s /iotap/command ]; then
     # The program's stdout joins its stderr unless it belongs in the script's stream (iotap
     # run): block-buffered, it would be written mid-line into the port the module's events go
     # to.
     wrapper=""
     [ "$IOTAP_PROGRAM_STDOUT" = stderr ] && wrapper=/iotap/stdout-to-stderr
-    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $run_as $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
+    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS -c "nice -n $IOTAP_COMMAND_NICE $wrapper $run_as $(cat /iotap/command)" /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- 7>&- 8>&- &
   else
-    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- &
+    LD_PRELOAD=$drain nice -n "$IOTAP_STAPRUN_NICE" staprun $IOTAP_STAPRUN_OPTIONS /iotap/iotap.ko $IOTAP_MODULE_OPTIONS >&5 2>&6 4<&- 5>&- 6>&- 7>&- 8>&- &
   fi
   staprun_pid=$!
   # The host's Ctrl-C arrives as "stop": staprun and the -c program get a SIGINT each. A run

@@ -23,20 +23,15 @@ iotap_pg_as_user() {
   /iotap/as-postgres "$IOTAP_PG_BIN/$@"
 }
 
-# iotap_pg_stats WHEN: the database's counters as a control line, pgstat WHEN DATID BLKS_READ
-# BLKS_HIT BLK_READ_TIME_MS BLK_WRITE_TIME_MS, then the shared objects' row (datid 0: the shared
-# catalogs, pg_database, pg_authid, ...) BLKS_READ BLKS_HIT BLK_READ_TIME_MS, read once no other
-# client backend is connected (waiting at most 20 s): a backend's counters are flushed before it
-# leaves pg_stat_activity (before_shmem_exit runs before on_shmem_exit), so they hold every other
-# session's reads. This session's own: a backend flushes its counters when it goes idle (at most
-# once a second) and when it ends, so the wait and the reading are one statement (one
-# transaction, no idle between them), and what they read is flushed after it was read
-# (pg_stat_activity's joins read pg_authid and pg_database). "before" runs it twice, the first
-# time to bring the catalogs it reads into the buffer pool. Before the run a failure ends it;
-# after, the run's output still goes back, without the counters.
-iotap_pg_stats() {
-  local line
-  if line=$(iotap_pg_as_user psql -X -q -A -t -F ' ' -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN
+# The counters' query: the database's row, then the shared objects' row (datid 0: the shared
+# catalogs, pg_database, pg_authid, ...), read once no other client backend is connected
+# (waiting at most 20 s): a backend's counters are flushed before it leaves pg_stat_activity
+# (before_shmem_exit runs before on_shmem_exit), so they hold every other session's reads. The
+# reading session's own: a backend flushes its counters when it is idle outside a transaction
+# (at most once a second) and when it ends, so the wait and the reading are one transaction, and
+# what they read is flushed after it was read (pg_stat_activity's joins read pg_authid and
+# pg_database).
+iotap_pg_stats_query="BEGIN; DO \$\$ BEGIN
       FOR i IN 1..400 LOOP
         EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity
           WHERE backend_type = 'client backend' AND pid <> pg_backend_pid());
@@ -44,11 +39,53 @@ iotap_pg_stats() {
       END LOOP; END \$\$; SELECT d.datid, d.blks_read, d.blks_hit, d.blk_read_time,
         d.blk_write_time, s.blks_read, s.blks_hit, s.blk_read_time
       FROM pg_stat_database d, pg_stat_database s
-      WHERE d.datname = current_database() AND s.datid = 0"); then
+      WHERE d.datname = current_database() AND s.datid = 0; COMMIT;"
+
+# iotap_pg_stats WHEN: the counters as a control line, pgstat WHEN DATID BLKS_READ BLKS_HIT
+# BLK_READ_TIME_MS BLK_WRITE_TIME_MS SHARED_BLKS_READ SHARED_BLKS_HIT SHARED_BLK_READ_TIME_MS.
+# "warm" and "before" read them from a connection of their own, before the server stops: "warm"
+# brings the catalogs the query reads into the buffer pool, so "before"'s own reads are none.
+# "after" reads them from the connection iotap_pg_stats_reader opened under the probes: a new
+# connection's start reads catalog pages (7 of them after a pgbench run had evicted them),
+# flushed before its first statement, which no probe would see. Before the run a failure ends
+# it; after, the run's output still goes back, without the counters.
+iotap_pg_stats() {
+  local line
+  if [ "$1" = after ]; then
+    # No connection (the server did not start) or none left (it was ended in the run): no
+    # counters, and nothing to wait for.
+    if [ -s /iotap/pg-stats.pid ] && kill -0 "$(cat /iotap/pg-stats.pid)" 2>/dev/null; then
+      printf '%s\n\\q\n' "$iotap_pg_stats_query" >&7
+      read -r -t 60 line <&8 || line="no answer in 60 s"
+      iotap_pg_stats_line "$1" "$line"
+    elif [ -s /iotap/pg-stats.pid ]; then
+      iotap_say "status postgres: no counters after the run: its connection ended"
+    fi
+    exec 7>&- 8<&-
+  elif line=$(iotap_pg_as_user psql -X -q -A -t -F ' ' -v ON_ERROR_STOP=1 \
+    -c "$iotap_pg_stats_query"); then
     [ "$1" = warm ] || iotap_say "pgstat $1 $line"
   elif [ "$1" = before ]; then
     iotap_pg_fail "could not read pg_stat_database"
   fi
+}
+
+# iotap_pg_stats_line WHEN LINE: LINE as the counters' control line when it is numbers; else
+# psql's error, said as the run's progress, and the run ends without the counters.
+iotap_pg_stats_line() {
+  case "$2" in
+    *[!0-9.\ ]*) iotap_say "status postgres: no counters after the run: $2" ;;
+    *) iotap_say "pgstat $1 $2" ;;
+  esac
+}
+
+# iotap_pg_stats_reader: the pipes the "after" counters' connection reads its query from and
+# writes its answer to (pg-traced opens that connection once the server is up). This shell keeps
+# both ends open (fds 7 and 8): the connection sees no end of input before the query, and its
+# output always has a reader.
+iotap_pg_stats_reader() {
+  mkfifo /iotap/pg-stats.in /iotap/pg-stats.out || iotap_pg_fail "could not make the counters' pipes"
+  exec 7<>/iotap/pg-stats.in 8<>/iotap/pg-stats.out
 }
 
 # iotap_pg_user: the unprivileged user (uid 70, as Alpine's postgres), its home on the new file
@@ -182,7 +219,18 @@ EOF
   echo "iotap: postgres: the server did not start: \$(tail -n 3 $iotap_pg_log)" >&2
   exit 125
 }
+# The connection that reads the counters after the run, opened now: its start is traced.
+/iotap/as-postgres psql -X -q -A -t -F ' ' -v ON_ERROR_STOP=1 </iotap/pg-stats.in \
+  >/iotap/pg-stats.out 2>&1 &
+echo \$! >/iotap/pg-stats.pid
+echo '\echo connected' >/iotap/pg-stats.in
+read -r -t 60 connected </iotap/pg-stats.out
+[ "\$connected" = connected ] || {
+  echo "iotap: postgres: could not connect to read the counters: \$connected" >&2
+  exit 125
+}
 exec /iotap/as-postgres "\$@"
 EOF
   chmod 755 /iotap/pg-traced
+  iotap_pg_stats_reader
 }
