@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -82,6 +83,69 @@ void remove_module_left_loaded(const std::string& module_path) {
   if (loaded) capture({"staprun", "-d", name}, options);
 }
 
+// Whether the module `name` is loaded and past its init (its probes registered).
+bool module_live(const std::string& name) {
+  bool live = false;
+  for_each_line(read_file("/proc/modules"), [&](std::string_view line) {
+    live = live || (line.substr(0, line.find(' ')) == name &&
+                    line.find(" Live ") != std::string_view::npos);
+  });
+  return live;
+}
+
+// Passes stops on to staprun's process group. The first, when the module is live and the run
+// wants something read first (LocalEvents::before_stop, a server's counters: about 2 s), waits
+// for that on a thread of its own while the output is still drained; a second stop goes on at
+// once.
+class Stopper {
+ public:
+  Stopper(const LocalRun& run, const LocalEvents& events, pid_t pid)
+      : run_(run), events_(events), pid_(pid) {}
+  Stopper(const Stopper&) = delete;
+  Stopper& operator=(const Stopper&) = delete;
+  Stopper(Stopper&&) = delete;
+  Stopper& operator=(Stopper&&) = delete;
+  ~Stopper() {
+    if (before_.valid()) before_.wait();
+  }
+
+  void stop(int sig) {
+    if (asked_ || before_.valid()) {
+      send(sig);
+      return;
+    }
+    asked_ = true;
+    if (events_.before_stop &&
+        module_live(std::filesystem::path(run_.module_path).stem().string())) {
+      pending_ = sig;
+      before_ = std::async(std::launch::async, events_.before_stop);
+      return;
+    }
+    send(sig);
+  }
+  // Called each time round the loop: the held stop goes on once what came first is done.
+  void poll() {
+    if (pending_ != 0 && before_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      before_.get();
+      send(std::exchange(pending_, 0));
+    }
+  }
+  // The loop waits this long at most, while a stop is held.
+  [[nodiscard]] bool holding() const { return pending_ != 0; }
+
+ private:
+  void send(int sig) {
+    pending_ = 0;
+    ::kill(-pid_, sig);
+  }
+  const LocalRun& run_;
+  const LocalEvents& events_;
+  pid_t pid_;
+  bool asked_ = false;
+  int pending_ = 0;
+  std::future<void> before_;
+};
+
 struct Streamed {
   std::optional<ExitStatus> staprun_status;  // when it was reaped while streaming
   bool timed_out = false;
@@ -92,7 +156,8 @@ struct Streamed {
 // The pipes are closed on return, or on a throw.
 Streamed stream_staprun(const LocalRun& run, const LocalEvents& events, pid_t pid,
                         std::array<int, 2> pipes) {
-  const auto interrupt = [pid](int sig) { ::kill(-pid, sig); };
+  Stopper stopper(run, events, pid);
+  const auto interrupt = [&stopper](int sig) { stopper.stop(sig); };
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + run.timeout;
   std::array<pollfd, 3> fds{pollfd{pipes[0], POLLIN, 0}, pollfd{pipes[1], POLLIN, 0},
@@ -134,7 +199,8 @@ Streamed stream_staprun(const LocalRun& run, const LocalEvents& events, pid_t pi
       while (::waitpid(-pid, nullptr, WNOHANG) > 0) {
       }
     }
-    int timeout_ms = 1000;
+    stopper.poll();
+    int timeout_ms = stopper.holding() ? 100 : 1000;
     if (run.timeout.count() > 0 && !stopped) {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());

@@ -14,17 +14,23 @@ namespace {
 // besides them is warned about, not fatal: a run without the stack or the kernel's counts still
 // reports what it traced. `after_stop`: also once iotap has been asked to stop (the counts after
 // a run Ctrl-C ended are still wanted).
-void run_agent_request(runner::GuestReport& report, const std::vector<std::string>& request,
-                       bool after_stop) {
+// Returns how many of the server's counters lines ("pgstat") came.
+int run_agent_request(runner::GuestReport& report, const std::vector<std::string>& request,
+                      bool after_stop) {
   std::vector<std::string> argv{"sh", "-c", remote::agent_text(), "iotap-agent"};
   argv.insert(argv.end(), request.begin(), request.end());
   SpawnOptions options;
   options.after_stop = after_stop;
   const Captured captured = capture(argv, options);
   std::string other;
+  int counters = 0;
   for_each_line(captured.err, [&](std::string_view line) {
     if (line.starts_with("iotap-ctl ")) {
-      report.feed(line.substr(10));
+      // A status line here is what the request could not do (the server's counters).
+      const runner::ControlLine control = report.feed(line.substr(10));
+      if (control.kind == runner::ControlLine::Kind::kStatus)
+        std::fprintf(stderr, "iotap: warning: %s\n", control.text.c_str());
+      if (control.kind == runner::ControlLine::Kind::kPgStat) ++counters;
     } else if (other.empty()) {
       other = line;
     }
@@ -34,6 +40,7 @@ void run_agent_request(runner::GuestReport& report, const std::vector<std::strin
                  "iotap: warning: reading this machine's block devices from sysfs: %s (the "
                  "report may lack the stack or the kernel's counts)\n",
                  other.c_str());
+  return counters;
 }
 
 }  // namespace
@@ -46,6 +53,18 @@ LocalStack::~LocalStack() = default;
 
 std::vector<StackDevice> LocalStack::devices() const {
   return report_->devices();
+}
+
+bool LocalStack::read_postgres_counters(const std::string& when, const std::string& psql) {
+  return run_agent_request(*report_, {"pgstat", when, psql}, true) > 0;
+}
+
+void LocalStack::connect_postgres(const std::string& psql) {
+  run_agent_request(*report_, {"pgconnect", psql}, true);
+}
+
+std::optional<runner::PostgresStats> LocalStack::postgres_stats() const {
+  return report_->postgres_stats();
 }
 
 KernelDiskStats LocalStack::after_run() {

@@ -76,6 +76,16 @@ runner::RunResult LocalRunner::run(const runner::ModuleBuilder& build_module,
   // The stacks and the kernel's counts, as a host reports them (local/local_stack.h).
   LocalStack stack;
   for (const auto& device : stack.devices()) events.device(device);
+  LocalEvents local_events{
+      .stdout_data = events.stdout_data, .stderr_data = events.stderr_data, .before_stop = {}};
+  // Attached to a PostgreSQL server: its counters before the module loads and after it goes, and
+  // a connection at the stop while the probes are still on (remote/agent.sh's
+  // iotap_pg_counters says why).
+  const std::string& psql = request.postgres_client;
+  if (!psql.empty()) {
+    if (stack.read_postgres_counters("before", psql)) events.status(runner::kPostgresCountersRead);
+    local_events.before_stop = [&] { stack.connect_postgres(psql); };
+  }
   events.status("running");
   run.pid = request.pid;
   run.timeout = request.timeout;
@@ -83,7 +93,7 @@ runner::RunResult LocalRunner::run(const runner::ModuleBuilder& build_module,
   run.module_options = request.module_options;
   run.command = request.command;
   const auto start = std::chrono::steady_clock::now();
-  const LocalResult local = run_local(run, {events.stdout_data, events.stderr_data});
+  const LocalResult local = run_local(run, local_events);
   runner::RunResult result;
   result.exit_status = local.exit_status;
   result.timed_out = local.timed_out;
@@ -91,6 +101,10 @@ runner::RunResult LocalRunner::run(const runner::ModuleBuilder& build_module,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.interrupted = stop_signal() != 0;
   result.kernel_stats = stack.after_run();
+  if (!psql.empty()) {
+    stack.read_postgres_counters("after", psql);
+    result.postgres = stack.postgres_stats();
+  }
   return result;
 }
 

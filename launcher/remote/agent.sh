@@ -15,17 +15,64 @@
 #                       removed first.
 #   run DIR STDOUT MODE TARGET NSTAP STAPRUN_OPTIONS... MODULE_OPTIONS...
 #                       staprun DIR/iotap.ko, MODE "c" (TARGET is the command, one string quoted
-#                       for staprun's wordexp), "x" (TARGET is a pid) or "-"; STDOUT "stderr"
+#                       for staprun's wordexp), "x" (TARGET is a pid), "pg" (none: attached to a
+#                       PostgreSQL server, TARGET its psql, which reads the server's counters
+#                       before the module loads and after it goes) or "-"; STDOUT "stderr"
 #                       puts the -c program's stdout on stderr. The module's output is this
 #                       connection's stdout; staprun's and the program's stderr its stderr, with
 #                       "iotap-ctl LINE" control lines there too, never while staprun runs: the
 #                       block stack as the guest reports it ("node", "md", "dm":
 #                       runner/control_protocol.h), the disk statistics before and after,
-#                       "status ...", "exit N".
+#                       "status ...", "pgstat ..." (MODE pg), "exit N".
+#   pgstat WHEN PSQL    the server's counters, as MODE pg reads them, and
+#   pgconnect PSQL      its connection at the stop (--target local's).
 #                       A line "stop" on stdin, or its end (the connection gone), stops staprun
 #                       as Ctrl-C does. DIR goes with the run, and the module with staprun.
 
 iotap_fact() { echo "fact $1 $2"; }
+
+# iotap_pg_psql PSQL ARGS...: the server's own psql, as the OS user postgres, over its default
+# socket, from / (postgres may not enter the login's directory: its programs warn of it).
+iotap_pg_psql() {
+  su -s /bin/sh -- postgres -c 'cd / && exec "$0" "$@"' "$@" </dev/null 2>&1
+}
+
+# iotap_pg_counters WHEN PSQL: a PostgreSQL server's counters as a control line, "pgstat WHEN 0
+# BLKS_READ BLKS_HIT BLK_READ_TIME BLK_WRITE_TIME" summed over its databases, then the shared
+# objects' row (runner/postgres_stats.h); a status line when they cannot be read (the run goes
+# on). A backend adds what it read to them at its start, when it is idle (at most once a
+# second) and when it ends. "before" comes before the module loads: read twice a second apart,
+# the second kept, so that what the first read (catalogs) is in it. "after" comes once the
+# module has gone: it reads nothing at its start, as iotap_pg_connect read the same catalogs
+# under the probes, and what its statement reads is added after it.
+iotap_pg_counters() {
+  local line sums="" column
+  for column in blks_read blks_hit blk_read_time blk_write_time; do
+    sums="$sums, coalesce(sum($column) FILTER (WHERE datid <> 0), 0)"
+  done
+  for column in blks_read blks_hit blk_read_time; do
+    sums="$sums, coalesce(sum($column) FILTER (WHERE datid = 0), 0)"
+  done
+  set -- "$1" "$2" -X -q -A -t -F ' ' -d postgres -v ON_ERROR_STOP=1 \
+    -c "SELECT 0$sums FROM pg_stat_database"
+  [ "$1" = before ] && set -- "$@" -c 'SELECT pg_sleep(1)' -c "SELECT 0$sums FROM pg_stat_database"
+  local when=$1
+  shift
+  if line=$(iotap_pg_psql "$@"); then
+    iotap_say "pgstat $when $(echo "$line" | tail -n 1)"
+  else
+    # psql's own line (its error, which a hint may follow), or whatever came last.
+    iotap_say "status postgres: no counters $when the run: $(echo "$line" | grep -m 1 -e error \
+      -e FATAL || echo "$line" | tail -n 1)"
+  fi
+}
+
+# iotap_pg_connect PSQL: a connection to the server and no statement (no query probe fires),
+# made under the probes at the stop: the catalogs a connection's start reads are read, and
+# counted, while iotap sees them.
+iotap_pg_connect() {
+  iotap_pg_psql "$1" -X -q -d postgres -c '\q' >/dev/null
+}
 
 # iotap_say LINE: a control line, on stderr during a run (stdout is the module's stream).
 iotap_say() { echo "iotap-ctl $*" >&2; }
@@ -162,12 +209,26 @@ iotap_start_staprun() {
 # then harder: SIGTERM after 20 s, SIGKILL after 30 (the module is unloaded below). A SIGINT
 # can come before staprun has set its handlers (a background job starts with SIGINT ignored),
 # so it is sent again each second until staprun ends.
+# iotap_stop_staprun: iotap_interrupt once staprun takes SIGINT (catches or blocks it: stapio
+# waits for it in a thread of its own). staprun starts as a background job, with SIGINT ignored:
+# one sent before staprun has set itself up would be lost, and the stop with it.
+iotap_stop_staprun() {
+  while kill -0 "$staprun_pid" 2>/dev/null; do
+    awk '/^Sig(Blk|Cgt):/ && index("2367abef", substr($2, length($2))) { taken = 1 }
+      END { exit !taken }' "/proc/$staprun_pid/status" 2>/dev/null && break
+    sleep 0.1
+  done
+  iotap_interrupt
+}
+
 iotap_listen_for_stop() {
   local stopped="" request waited=0
   while read -r request <&5; do
     if [ "$request" = stop ] && [ -z "$stopped" ]; then
       stopped=yes
-      iotap_interrupt
+      # MODE pg: a connection's start while the probes are still on.
+      [ "$mode" = pg ] && iotap_pg_connect "$target"
+      iotap_stop_staprun
     fi
   done
   while kill -0 "$staprun_pid" 2>/dev/null; do
@@ -184,7 +245,10 @@ iotap_listen_for_stop() {
 }
 
 iotap_run() {
-  local dir="$1" stdout="$2" mode="$3" target="$4" count="$5"
+  # mode and target: global, for the listener.
+  local dir="$1" stdout="$2" count="$5"
+  mode=$3
+  target=$4
   shift 5
   case $dir in
     /tmp/iotap-ssh.*) [ -f "$dir/iotap.ko" ] || { echo "iotap: $dir/iotap.ko is missing" >&2; exit 125; } ;;
@@ -207,6 +271,7 @@ iotap_run() {
   exec 5<&0 </dev/null
   iotap_stack
   iotap_diskstats before
+  [ "$mode" = pg ] && iotap_pg_counters before "$target"
   iotap_say "status running"
   iotap_start_staprun "$dir" "$stdout" "$mode" "$target" "$options" "$@"
   iotap_listen_for_stop >/dev/null 2>&1 &
@@ -233,6 +298,7 @@ iotap_run() {
   kill "$listener_pid" 2>/dev/null
   iotap_unload_left
   iotap_diskstats after
+  [ "$mode" = pg ] && iotap_pg_counters after "$target"
   iotap_say "exit $status"
 }
 
@@ -244,5 +310,7 @@ case $1 in
   # --target local runs these two on its own machine (local/local_stack.h).
   stack) iotap_stack; iotap_diskstats before ;;
   diskstats) iotap_diskstats "$2" ;;
+  pgstat) iotap_pg_counters "$2" "$3" ;;
+  pgconnect) iotap_pg_connect "$2" ;;
   *) echo "iotap agent: unknown request '$1'" >&2; exit 125 ;;
 esac

@@ -77,6 +77,7 @@ runner::RunResult SshRunner::run(const runner::ModuleBuilder& build_module,
   run.module_options = request.module_options;
   run.program_stdout_to_stderr = request.program_stdout_to_stderr;
   run.command = request.command;
+  run.postgres_client = request.postgres_client;
   const SshResult result = run_over_ssh(
       host_, facts_, run, {events.stdout_data, events.stderr_data, events.status, events.device});
   return {.exit_status = result.exit_status,
@@ -84,7 +85,7 @@ runner::RunResult SshRunner::run(const runner::ModuleBuilder& build_module,
           .timed_out = result.timed_out,
           .kernel_stats = result.kernel_stats,
           .traced_seconds = result.traced_seconds,
-          .postgres = std::nullopt};
+          .postgres = result.postgres};
 }
 
 }  // namespace iotap::remote

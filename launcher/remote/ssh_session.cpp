@@ -58,6 +58,8 @@ std::vector<std::string> run_words(const SshRun& run, const std::string& dir) {
     words.insert(words.end(), {"c", quoted_command(run.command)});
   } else if (run.pid) {
     words.insert(words.end(), {"x", std::to_string(*run.pid)});
+  } else if (!run.postgres_client.empty()) {
+    words.insert(words.end(), {"pg", run.postgres_client});
   } else {
     words.insert(words.end(), {"-", "-"});
   }
@@ -111,6 +113,8 @@ void SshSession::on_stderr_line(std::string_view line) {
     return;
   }
   const runner::ControlLine control = report_.feed(line.substr(10));
+  if (control.kind == runner::ControlLine::Kind::kPgStat && control.text == "before")
+    events_.status(runner::kPostgresCountersRead);
   if (control.kind != runner::ControlLine::Kind::kStatus) return;
   if (!phases_.note(control.text)) return;
   if (control.text == "running") {
@@ -261,6 +265,7 @@ SshResult SshSession::run(const HostFacts& facts, const std::string& dir) {
   result.devices = report_.devices();
   result.kernel_stats = report_.kernel_stats();
   result.traced_seconds = phases_.traced_seconds();
+  result.postgres = report_.postgres_stats();
   return result;
 }
 

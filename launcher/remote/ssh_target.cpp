@@ -195,8 +195,8 @@ void warn_if_copies_differ(const std::string& what, const std::string& there,
                what.c_str(), program.c_str());
 }
 
-void check_attached_program(const SshHost& host, const std::string& program) {
-  const HostFacts facts = ask_host(host, std::nullopt, program);
+void check_attached_program(const SshHost& host, const HostFacts& facts,
+                            const std::string& program) {
   if (facts.program_sha256.empty())
     throw UserError(host.name() + " has no executable " + program +
                     ": attaching follows the processes running it there, with probes placed "
@@ -212,7 +212,9 @@ HostFacts ask_host(const SshHost& host, std::optional<pid_t> pid,
                   host, {"probe", pid ? std::to_string(*pid) : "-", program.value_or("-")}, false),
               doing("while asking " + host.name() + " about its kernel"));
   if (!captured.status.ok()) throw UserError(connection_failure(host, captured));
-  return parse_host_facts(captured.out);
+  HostFacts facts = parse_host_facts(captured.out);
+  facts.asked_program = program.value_or("");
+  return facts;
 }
 
 HostFacts probe_host(const SshHost& host, std::optional<pid_t> pid,

@@ -30,6 +30,23 @@
 
 namespace iotap::session {
 
+namespace {
+
+// Attaching: the program followed, and for a PostgreSQL server the psql beside it (the same
+// bindir there), which reads the server's counters before and after.
+TargetOptions attached_options(const TargetOptions& options, bool attaching,
+                               const ChosenSource& source) {
+  TargetOptions attached = options;
+  if (!attaching) return attached;
+  attached.attached_program = source.probed_program;
+  if (source.provider == "postgresql")
+    attached.attached_postgres_client =
+        (std::filesystem::path(source.probed_program).parent_path() / "psql").string();
+  return attached;
+}
+
+}  // namespace
+
 AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
                                std::string_view requests, const RequestHooks& hooks) {
   // Neither -c nor -x, with a named provider: every process running its program is followed,
@@ -44,9 +61,12 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
   const std::string asked =
       requests.empty() && options.postgres.start ? "usdt:postgresql" : std::string(requests);
   const ChosenSource source = choose_request_source(traced_program(options), asked);
-  // The probes are placed from this machine's copy of the program: the host's must be there.
+  const TargetOptions run_options = attached_options(options, attaching, source);
+  // The probes are placed from this machine's copy of the program: the host's must be there
+  // (asked in the same connection as the host's other facts).
   if (attaching && options.target == Target::kSsh)
-    remote::check_attached_program(*options.ssh_host, source.probed_program);
+    remote::check_attached_program(*options.ssh_host, host_facts(run_options),
+                                   source.probed_program);
   // The engine starts when the guest has said what the stack is; the stream follows.
   std::optional<engine::Engine> engine;
   std::vector<std::string> early_warnings;
@@ -92,7 +112,7 @@ AttributionRun run_attribution(const TargetOptions& options, size_t slowest,
     script = *generated / (source.provider + ".stp");
     write_file(script, source.generated_script);
   }
-  out.run = traced_run(script, options, sinks);
+  out.run = traced_run(script, run_options, sinks);
   start_engine(out.run.devices);
   for (const auto& line : early_warnings) engine->note_stap_warning(line);
   out.result = engine->finish();
@@ -190,7 +210,8 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   out.write(options.json
                 ? to_text(json)
                 : report::text(run.result, slowest > 0, outcome.why, run.run.kernel_stats) +
-                      report::overhead_line(run.overhead));
+                      report::overhead_line(run.overhead) +
+                      postgres_stats_text(run.run.postgres, json["levels"]));
   if (html_out) html_out->write(report::html(json, run_title(options)));
   perfetto.write(run_title(options));
   say_nothing_to_answer(run, outcome);

@@ -1,6 +1,8 @@
 #include "iotap/session/postgres_options.h"
 
+#include <array>
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <vector>
 
 #include "iotap/util/error.h"
@@ -99,7 +101,8 @@ std::optional<std::string> postgres_server(const TargetOptions& options) {
 
 Json postgres_stats_json(const std::optional<runner::PostgresStats>& stats) {
   if (!stats) return nullptr;
-  return {{"database_oid", stats->database_oid},
+  // 0: the whole server's counters, every database summed (attached, not --postgres).
+  return {{"database_oid", stats->database_oid == 0 ? Json(nullptr) : Json(stats->database_oid)},
           {"blks_read", stats->blks_read},
           {"blks_hit", stats->blks_hit},
           {"blk_read_time_ms", stats->blk_read_time_ms},
@@ -108,6 +111,40 @@ Json postgres_stats_json(const std::optional<runner::PostgresStats>& stats) {
            {{"blks_read", stats->shared_blks_read},
             {"blks_hit", stats->shared_blks_hit},
             {"blk_read_time_ms", stats->shared_blk_read_time_ms}}}};
+}
+
+namespace {
+
+std::string milliseconds(double ms) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%.1f ms", ms);
+  return text.data();
+}
+
+}  // namespace
+
+std::string postgres_stats_text(const std::optional<runner::PostgresStats>& stats,
+                                const Json& levels) {
+  if (!stats) return "";
+  uint64_t smgr_reads = 0;
+  double smgr_ms = 0;
+  for (const auto& level : levels) {
+    if (level.value("name", "") != "smgr_read") continue;
+    smgr_reads = level.value("count", uint64_t{0});
+    smgr_ms = level["latency_us"].value("mean", 0.0) * static_cast<double>(smgr_reads) / 1000;
+  }
+  const uint64_t blocks = stats->blks_read + stats->shared_blks_read;
+  std::string text =
+      "postgres: the server counted " + std::to_string(blocks) +
+      " blocks read from the kernel (pg_stat_database: " + std::to_string(stats->blks_read) +
+      (stats->database_oid == 0 ? " in its databases, " : " in the database, ") +
+      std::to_string(stats->shared_blks_read) + " in shared catalogs); iotap saw " +
+      std::to_string(smgr_reads) + " smgr reads";
+  // track_io_timing's: 0 when it is off.
+  if (stats->blk_read_time_ms > 0)
+    text += "; read time " + milliseconds(stats->blk_read_time_ms) + " by its clock, " +
+            milliseconds(smgr_ms) + " by iotap's";
+  return text + "\n";
 }
 
 }  // namespace iotap::session

@@ -147,12 +147,16 @@ std::string target_text(const TargetOptions& options) {
 }
 
 const remote::HostFacts& host_facts(const TargetOptions& options) {
-  if (!*options.ssh_facts) {
-    std::optional<std::string> program;
-    if (!options.command_line.empty())
-      program = resolve_command(options.command_line, std::nullopt).program;
-    *options.ssh_facts = remote::probe_host(*options.ssh_host, options.pid, program);
+  std::optional<std::string> program;
+  if (!options.command_line.empty()) {
+    program = resolve_command(options.command_line, std::nullopt).program;
+  } else if (!options.attached_program.empty()) {
+    program = options.attached_program;
   }
+  // Asked again only when the program it was asked about is not this one (facts asked before the
+  // attached program was known).
+  if (!*options.ssh_facts || (*options.ssh_facts)->asked_program != program.value_or(""))
+    *options.ssh_facts = remote::probe_host(*options.ssh_host, options.pid, program);
   return **options.ssh_facts;
 }
 

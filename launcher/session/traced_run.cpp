@@ -268,6 +268,7 @@ runner::RunRequest run_request(const TracedScript& script, const TargetOptions& 
   request.module_options = stap::module_words(script.stap_options);
   request.kernel_symbols = script.kernel_symbols;
   request.program_stdout_to_stderr = !script.program_stdout_in_stream;
+  request.postgres_client = options.attached_postgres_client;
   return request;
 }
 

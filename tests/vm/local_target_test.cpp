@@ -44,6 +44,16 @@ class LocalTargetTest : public ::testing::Test {
     }
     return false;
   }
+  // Starts `iotap ARGS --json -o /tmp/NAME.json` on the host in the background, its stderr in
+  // /tmp/NAME.err and its exit status in /tmp/NAME.status once it ends, and waits until it runs.
+  void start_there(const TestHost& host, const std::string& args, const std::string& name) const {
+    const std::string files = "/tmp/" + name;
+    ASSERT_TRUE(host.ssh("(" + iotap_ + " " + args + " --json -o " + files + ".json 2>" + files +
+                         ".err; echo $? >" + files + ".status) </dev/null >/dev/null 2>&1 &")
+                    .status.ok());
+    ASSERT_TRUE(wait_there(host, "grep '] running' " + files + ".err", 120))
+        << host.ssh("cat " + files + ".err").out;
+  }
   // dm-0's reads so far, by the host kernel's own count.
   static long dm0_reads(const TestHost& host) {
     const std::string stat = host.ssh("cat /sys/block/dm-0/stat").out;
@@ -126,13 +136,10 @@ TEST_F(LocalTargetTest, AModuleSavedHereRunsInAHostOnItsOwnKernelAndLeavesNothin
 
   // SIGINT to iotap alone (as a script or a service manager sends it, no terminal): the end
   // probes report, the program goes too, and nothing stays.
-  ASSERT_TRUE(host.ssh("(" + iotap_ + " diagnose --target local --module " + module_ +
-                       " -c 'block_hasher -d /dev/md0 -b 65536 -t 1 --direct' --json -o "
-                       "/tmp/stopped.json 2>/tmp/stopped.err; echo $? >/tmp/stopped.status) "
-                       "</dev/null >/dev/null 2>&1 &")
-                  .status.ok());
-  ASSERT_TRUE(wait_there(host, "grep '] running ' /tmp/stopped.err", 120))
-      << host.ssh("cat /tmp/stopped.err").out;
+  ASSERT_NO_FATAL_FAILURE(start_there(host,
+                                      "diagnose --target local --module " + module_ +
+                                          " -c 'block_hasher -d /dev/md0 -b 65536 -t 1 --direct'",
+                                      "stopped"));
   const long reads_before = dm0_reads(host);
   const auto deadline = Clock::now() + std::chrono::seconds(120);
   while (dm0_reads(host) < reads_before + 20 && Clock::now() < deadline) {
@@ -145,6 +152,49 @@ TEST_F(LocalTargetTest, AModuleSavedHereRunsInAHostOnItsOwnKernelAndLeavesNothin
       << host.ssh("cat /tmp/stopped.err").out;
   const Json stopped = Json::parse(host.ssh("cat /tmp/stopped.json").out);
   EXPECT_GT(stopped["requests"]["count"].get<int>(), 0);
+  EXPECT_EQ(leftovers(host), "");
+}
+
+// Attaching on the machine iotap runs on (--target local, neither -c nor -x): a PostgreSQL server
+// that was running before iotap (ssh_test_host --postgres starts it), a module saved here for the
+// provider's probes, and three connections made while it runs, each a backend forked after the
+// module loaded. The server's own counters, read before and after, count what iotap saw.
+TEST_F(LocalTargetTest, AServerRunningThereIsAttachedToWithAModuleSavedHere) {
+  const Captured saved = capture({iotap_, "diagnose", "--save-module", module_, "--for-kernel",
+                                  GUEST_KERNEL, "--requests", "usdt:postgresql"});
+  ASSERT_EQ(saved.status.code, 0) << saved.err;
+
+  const SshKeys keys;
+  const TestHost host(
+      keys, "raid0(ram*2, delay(ram, 20ms))", /*without_staprun=*/false,
+      {"--postgres", "20000", "--program", iotap_, "--file", prefix_, "--file", module_});
+  ASSERT_FALSE(host.ssh("head -n 1 /pg/data/postmaster.pid").out.empty()) << host.log();
+  ASSERT_NO_FATAL_FAILURE(start_there(
+      host, "diagnose --target local --module " + module_ + " --requests usdt:postgresql",
+      "attached"));
+  ASSERT_TRUE(wait_there(host, "grep '^iotap[^ ]* .* Live ' /proc/modules", 120))
+      << host.ssh("cat /tmp/attached.err").out;
+  const Captured load = host.ssh(
+      "for i in 1 2 3; do /iotap/as-postgres psql -X -q -A -t -c 'SELECT count(*) FROM "
+      "iotap_data' || exit; done");
+  ASSERT_TRUE(load.status.ok()) << load.err;
+  EXPECT_EQ(load.out, "20000\n20000\n20000\n");
+  ASSERT_TRUE(host.ssh("kill -INT $(pidof iotap)").status.ok());
+  ASSERT_TRUE(wait_there(host, "cat /tmp/attached.status", 120))
+      << host.ssh("cat /tmp/attached.err").out;
+  const std::string err = host.ssh("cat /tmp/attached.err").out;
+  EXPECT_EQ(host.ssh("cat /tmp/attached.status").out, "130\n") << err;
+  EXPECT_NE(err.find("attached to every process running /usr/lib/postgresql/15/bin/postgres"),
+            std::string::npos)
+      << err;
+  const Json result = Json::parse(host.ssh("cat /tmp/attached.json").out);
+  int queries = 0;
+  for (const auto& level : result["levels"])
+    if (level["name"] == "query") queries = level["count"];
+  EXPECT_EQ(queries, 3) << err;
+  ASSERT_EQ(result["verdict"]["slow_members"].size(), 1U) << result["verdict"].dump(2);
+  EXPECT_EQ(result["verdict"]["slow_members"][0]["name"], "dm-0");
+  expect_postgres_counted_what_iotap_saw(result);
   EXPECT_EQ(leftovers(host), "");
 }
 

@@ -51,6 +51,9 @@ TEST_F(PostgresAttachTest, BackendsForkedAfterTheTraceStartsAreFollowedToTheSlow
   ASSERT_TRUE(iotap.wait_for_line("iotap: ", "] running")) << iotap.err();
   EXPECT_NE(iotap.err().find("attached to every process running "), std::string::npos)
       << iotap.err();
+  EXPECT_NE(iotap.err().find("] postgres: the server's counters read (pg_stat_database)"),
+            std::string::npos)
+      << iotap.err();
   ASSERT_TRUE(module_live(host, 120)) << iotap.err();
 
   // Each psql is a new connection: a backend the postmaster forks now, after the module loaded.
@@ -76,6 +79,7 @@ TEST_F(PostgresAttachTest, BackendsForkedAfterTheTraceStartsAreFollowedToTheSlow
   ASSERT_EQ(result["verdict"]["slow_members"].size(), 1U) << result["verdict"].dump(2);
   // dm-0 is the delay under md0 (an ssh host's stack is read from its sysfs: names, no specs).
   EXPECT_EQ(result["verdict"]["slow_members"][0]["name"], "dm-0") << result["verdict"].dump(2);
+  expect_postgres_counted_what_iotap_saw(result);
   EXPECT_EQ(host.ssh("head -n 1 /pg/data/postmaster.pid").out, postmaster)
       << "the server goes on running after the trace";
   EXPECT_EQ(host.leftovers(), "");
@@ -108,9 +112,13 @@ TEST_F(PostgresAttachTest, AHostWithoutThisMachinesServerBinaryIsToldSo) {
                   {keys_.iotap_env(), "TMPDIR=" + tmp_.path()});
   ASSERT_TRUE(iotap.wait_for_line("iotap: warning: ", "differs from this machine's " + server))
       << iotap.err();
+  // No user postgres there: the server's counters cannot be read, said, and the run goes on
+  // (the stop comes as staprun starts: it must not be lost).
+  ASSERT_TRUE(iotap.wait_for_line("iotap: ", "] postgres: no counters before the run: su: "))
+      << iotap.err();
   iotap.signal(SIGINT);
   EXPECT_EQ(iotap.finish(), 130) << iotap.err();
-  EXPECT_EQ(host.leftovers(), "");
+  EXPECT_EQ(host.leftovers(), "") << iotap.err();
   EXPECT_EQ(files_under(tmp_.path()), std::vector<std::string>{});
 }
 

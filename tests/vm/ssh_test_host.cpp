@@ -92,8 +92,22 @@ std::string host_script(const std::string& key, bool without_staprun, bool postg
       "' /root/.ssh/authorized_keys\n"
       "chmod 600 /root/.ssh/authorized_keys\n";
   if (without_staprun) script += "rm -f \"$(command -v staprun)\"\n";
-  // guest/postgres.sh's launcher starts the server, then runs `true` as its user.
-  if (postgres) script += "/iotap/pg-traced true\n";
+  // guest/postgres.sh's launcher starts the server, then runs `true` as its user. Then the
+  // server's libraries (libpq and what it needs, on the tools image) go on the system's library
+  // path, as the postgresql-15 package puts them, for the psql iotap's agent runs there, and
+  // the server's socket where that psql looks for it (/var/run/postgresql).
+  if (postgres)
+    script +=
+        "/iotap/pg-traced true\n"
+        ". /iotap/postgres.conf\n"
+        "mkdir -p /usr/lib/x86_64-linux-gnu /var/run\n"
+        "[ -e /var/run/postgresql ] || ln -s /run/postgresql /var/run/postgresql\n"
+        "for dir in $(echo \"$IOTAP_PG_LIBRARY_PATH\" | tr ':' ' '); do\n"
+        "  for lib in \"$dir\"/*; do\n"
+        "    [ -e \"/usr/lib/x86_64-linux-gnu/${lib##*/}\" ] || ln -s \"$lib\" "
+        "/usr/lib/x86_64-linux-gnu/\n"
+        "  done\n"
+        "done\n";
   // -F foreground, -E messages on stderr, -R host keys made now, -s keys only.
   script += "exec " + find_in_path("dropbear") + " -F -E -R -s -p 22\n";
   return script;

@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <csignal>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -210,6 +211,27 @@ inline const Json* device_named(const Json& result, const std::string& name) {
 
 // The reads block_hasher makes on the hosts: 1 MiB each, four threads; on raid0(ram*3,
 // delay(ram, 20ms)) each touches the delayed member once.
+// PostgreSQL's own count over an attached run (its counters read before the module loaded and
+// after it went, every database summed: the "postgres" object) against iotap's: every block the
+// server read from the kernel is one smgr read iotap saw (but for probe hits stap skipped).
+inline void expect_postgres_counted_what_iotap_saw(const Json& result) {
+  const Json& postgres = result["postgres"];
+  ASSERT_TRUE(postgres.is_object()) << "no \"postgres\" in the JSON";
+  EXPECT_TRUE(postgres["database_oid"].is_null()) << "the whole server's: " << postgres.dump();
+  uint64_t smgr_reads = 0;
+  for (const auto& level : result["levels"])
+    if (level["name"] == "smgr_read") smgr_reads = level["count"];
+  const uint64_t counted =
+      postgres["blks_read"].get<uint64_t>() + postgres["shared"]["blks_read"].get<uint64_t>();
+  const uint64_t skipped = result["loss"]["skipped_probes"];
+  EXPECT_LE(smgr_reads, counted) << postgres.dump();
+  EXPECT_GE(smgr_reads + skipped, counted) << postgres.dump();
+  EXPECT_GT(smgr_reads, 0U);
+  std::cout << "postgres counted " << postgres["blks_read"] << " + shared "
+            << postgres["shared"]["blks_read"] << " blocks read, iotap " << smgr_reads
+            << " smgr reads\n";
+}
+
 inline const std::string kDelayedReads = "block_hasher -d /dev/md0 -b 1048576 -t 4 -n 32 --direct";
 
 // A diagnose --json of kDelayedReads on raid0(ram*3, delay(ram, 20ms)): the stack read from the

@@ -77,5 +77,26 @@ TEST(ResolveCommand, BareNamesFromTheProgramDirFirst) {
       << "a name it does not have is found as before";
 }
 
+// Attached to a server, the counters are every database's (database_oid 0): null in the JSON, and
+// the text sets the server's count beside iotap's smgr reads.
+TEST(PostgresStats, TheWholeServersCountsBesideIotaps) {
+  runner::PostgresStats server{.database_oid = 0, .blks_read = 280, .shared_blks_read = 3};
+  const Json levels = Json::parse(
+      R"([{"name": "query", "count": 3},
+          {"name": "smgr_read", "count": 283, "latency_us": {"mean": 1000.0}}])");
+  EXPECT_TRUE(postgres_stats_json(server)["database_oid"].is_null());
+  EXPECT_EQ(postgres_stats_text(server, levels),
+            "postgres: the server counted 283 blocks read from the kernel (pg_stat_database: 280 "
+            "in its databases, 3 in shared catalogs); iotap saw 283 smgr reads\n");
+  server.database_oid = 16384;
+  server.blk_read_time_ms = 290.25;
+  EXPECT_EQ(postgres_stats_json(server)["database_oid"], 16384);
+  EXPECT_EQ(postgres_stats_text(server, levels),
+            "postgres: the server counted 283 blocks read from the kernel (pg_stat_database: 280 "
+            "in the database, 3 in shared catalogs); iotap saw 283 smgr reads; read time 290.2 ms "
+            "by its clock, 283.0 ms by iotap's\n");
+  EXPECT_EQ(postgres_stats_text(std::nullopt, levels), "");
+}
+
 }  // namespace
 }  // namespace iotap::session

@@ -25,6 +25,9 @@ struct LocalRun {
 struct LocalEvents {
   std::function<void(std::string_view)> stdout_data;
   std::function<void(std::string_view)> stderr_data;
+  // Optional: called once before the first stop is passed on to staprun, if the module is live
+  // then (its probes still on).
+  std::function<void()> before_stop;
 };
 
 // This machine's running kernel release (uname -r).

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iotap/runner/postgres_stats.h"
 #include "iotap/stack.h"
 #include "iotap/stack/disk_stats.h"
 
@@ -52,6 +53,7 @@ struct HostFacts {
   std::string pid_exe;         // -x: the process's executable; empty when there is no such pid
   std::string pid_exe_sha256;  // -x: its digest
   std::string program_sha256;  // -c: the program's digest there; empty when it is not there
+  std::string asked_program;   // the program the facts were asked about; empty for none
 };
 
 // The agent's shell text (remote/agent.sh, with runner/device_lines.sh ahead of it)
@@ -81,10 +83,11 @@ std::string program_problem(const SshHost& host, const HostFacts& facts,
 void warn_if_copies_differ(const std::string& what, const std::string& there,
                            const std::string& program);
 
-// Attaching on the host (no -c, no -x: every process running a provider's `program` there). A
-// UserError when the host has no executable at that path; the digest warning when its copy is
-// not this machine's. One ssh connection.
-void check_attached_program(const SshHost& host, const std::string& program);
+// Attaching on the host (no -c, no -x: every process running a provider's `program` there),
+// from the facts asked about that program. A UserError when the host has no executable at that
+// path; the digest warning when its copy is not this machine's.
+void check_attached_program(const SshHost& host, const HostFacts& facts,
+                            const std::string& program);
 
 // Asks the host (one ssh connection). `pid` for -x, `program` for -c (its absolute path). Throws
 // UserError naming the host when ssh cannot reach it, with ssh's own last line.
@@ -110,6 +113,7 @@ struct SshRun {
   std::vector<std::string> module_options;
   std::chrono::seconds timeout{0};
   bool program_stdout_to_stderr = false;  // as VmRun's
+  std::string postgres_client;            // as RunRequest's
 };
 
 struct SshEvents {
@@ -126,6 +130,7 @@ struct SshResult {
   std::vector<StackDevice> devices;
   KernelDiskStats kernel_stats;
   std::optional<double> traced_seconds;
+  std::optional<runner::PostgresStats> postgres;  // with SshRun::postgres_client
 };
 
 // Uploads the module and runs it. A stop signal stops staprun there (its end probes still

@@ -9,7 +9,9 @@
 namespace iotap::runner {
 
 struct PostgresStats {
-  uint64_t database_oid = 0;     // datid: the database the probes' `database` argument names
+  // datid: the database the probes' `database` argument names; 0 when the counters are the
+  // whole server's, every database's row summed (attached to a running server).
+  uint64_t database_oid = 0;
   uint64_t blks_read = 0;        // buffer reads that missed the buffer pool (each an smgr read)
   uint64_t blks_hit = 0;         // buffer reads the pool served
   double blk_read_time_ms = 0;   // time in those smgr reads, as the backends timed them
@@ -22,6 +24,12 @@ struct PostgresStats {
   uint64_t shared_blks_hit = 0;
   double shared_blk_read_time_ms = 0;
 };
+
+// What a run attached to a server says once it has read the counters before it: they are read
+// again at its end, and the difference goes beside iotap's counts (--json's "postgres").
+inline constexpr std::string_view kPostgresCountersRead =
+    "postgres: the server's counters read (pg_stat_database), again at the end, to set beside "
+    "iotap's";
 
 // "DATID BLKS_READ BLKS_HIT BLK_READ_TIME BLK_WRITE_TIME SHARED_BLKS_READ SHARED_BLKS_HIT
 // SHARED_BLK_READ_TIME" as psql prints them; nullopt when a field is missing or not a number.

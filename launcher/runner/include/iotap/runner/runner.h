@@ -37,6 +37,10 @@ struct RunRequest {
   bool kernel_symbols = false;
   // The command's stdout goes where its stderr goes, not into the module's output stream.
   bool program_stdout_to_stderr = false;
+  // Attached to a PostgreSQL server (neither -c nor -x): its psql, with which the target reads
+  // the server's counters once the module is live and again at the stop, before the module goes
+  // (RunResult::postgres, every database summed). Empty otherwise.
+  std::string postgres_client;
 };
 
 struct RunEvents {
@@ -56,7 +60,7 @@ struct RunResult {
   KernelDiskStats kernel_stats;
   // From the module's load to staprun's exit; unset when the run never got there.
   std::optional<double> traced_seconds;
-  // --postgres: pg_stat_database's counters over the run (after - before).
+  // --postgres (or postgres_client): pg_stat_database's counters over the run (after - before).
   std::optional<PostgresStats> postgres;
 };
 

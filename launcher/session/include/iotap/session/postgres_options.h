@@ -47,8 +47,13 @@ std::string postgres_program_dir(const TargetOptions& options);
 // same in the guest. nullopt otherwise.
 std::optional<std::string> postgres_server(const TargetOptions& options);
 
-// --postgres: what PostgreSQL counted over the run (pg_stat_database, after - before), for the
-// JSON of run, attribute and diagnose (`postgres`); null without it.
+// --postgres, or attached to a server: what PostgreSQL counted over the run (pg_stat_database,
+// after - before), for the JSON of run, attribute and diagnose (`postgres`); null without it.
 Json postgres_stats_json(const std::optional<runner::PostgresStats>& stats);
+
+// The same beside iotap's smgr reads (`levels`, the report's JSON), for the text report: "postgres:
+// the server counted 303 blocks read ... iotap saw 303 smgr reads ..."; empty without them.
+std::string postgres_stats_text(const std::optional<runner::PostgresStats>& stats,
+                                const Json& levels);
 
 }  // namespace iotap::session

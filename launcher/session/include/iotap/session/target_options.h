@@ -48,6 +48,11 @@ struct TargetOptions {
   std::string save_module_path;  // --save-module: compile only, write the module there
   std::string save_for_kernel;   // --for-kernel: the release --save-module compiles for
   PostgresOptions postgres;
+  // Neither -c nor -x: the provider's program, followed wherever it runs on the target
+  // (session/attribution_run.h sets these): the path its probes name, and for a PostgreSQL
+  // server its psql, which reads the server's counters (runner::RunRequest::postgres_client).
+  std::string attached_program;
+  std::string attached_postgres_client;
 };
 
 inline constexpr NumberOption kTimeoutOption{"--timeout", "a positive number of seconds", "seconds",
@@ -73,7 +78,8 @@ std::string target_kernel_release(const TargetOptions& options);
 std::string target_text(const TargetOptions& options);
 
 // With --target ssh://: what the host says of itself (kernel, staprun, privilege; the -x
-// process's executable and the -c program's digest), asked over ssh the first time and kept.
+// process's executable and the digest of the -c program or the attached one), asked over ssh the
+// first time and kept.
 // Throws UserError when the host cannot be reached or cannot trace.
 const remote::HostFacts& host_facts(const TargetOptions& options);
 
