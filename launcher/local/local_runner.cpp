@@ -94,9 +94,9 @@ bool module_live(const std::string& name) {
 }
 
 // Passes stops on to staprun's process group. The first, when the module is live and the run
-// wants something read first (LocalEvents::before_stop, a server's counters: about 2 s), waits
-// for that on a thread of its own while the output is still drained; a second stop goes on at
-// once.
+// wants something done first (LocalEvents::before_stop: a connection to a PostgreSQL server),
+// waits for that on a thread of its own while the output is still drained; a second stop goes
+// on at once.
 class Stopper {
  public:
   Stopper(const LocalRun& run, const LocalEvents& events, pid_t pid)
@@ -110,7 +110,7 @@ class Stopper {
   }
 
   void stop(int sig) {
-    if (asked_ || before_.valid()) {
+    if (asked_) {
       send(sig);
       return;
     }
@@ -130,7 +130,7 @@ class Stopper {
       send(std::exchange(pending_, 0));
     }
   }
-  // The loop waits this long at most, while a stop is held.
+  // Whether a stop is held (the loop then looks every 100 ms whether it can go on).
   [[nodiscard]] bool holding() const { return pending_ != 0; }
 
  private:
