@@ -8,5 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh --no-demo --werror
+status=0
 ctest --test-dir build --output-on-failure -j "$(nproc)" \
-  --resource-spec-file "$PWD/build/test-guests.json" "$@"
+  --resource-spec-file "$PWD/build/test-guests.json" "$@" || status=$?
+if [ "$status" -ne 0 ] && [ -f build/Testing/Temporary/LastTest.log ]; then
+  # Why each failed test failed, last: a log kept only in its head and tail still says it.
+  echo "test.sh: why the failed tests failed (build/Testing/Temporary/LastTest.log has all):"
+  awk -f tests/why_failed/why_failed.awk build/Testing/Temporary/LastTest.log
+fi
+exit "$status"

@@ -52,16 +52,18 @@ std::vector<std::string> stap_argv(const CompileRequest& request) {
   if (request.interrupts_off && !user_sets_interruptible)
     argv.insert(argv.end(), {"-D", "INTERRUPTIBLE=0"});
   // A probe that finds a global locked by another CPU's handler tries MAXTRYLOCK times, 10 us
-  // apart, then is skipped: stap's 100 (1 ms) is short under TCG, where a vCPU holding the lock
-  // may be set aside (PostgreSQL's backends lost 6 and 11 of ~29k probe hits so, on the lock of
-  // the global syscall_io then kept its followed threads in; that table has no lock now). 10 ms,
-  // as callgraph's, for the globals iotap's scripts still change in their handlers (mddwarf's,
-  // the examples'). The user's own -D MAXTRYLOCK wins.
+  // apart, then is skipped: a lost event (a callgraph --trigger entry: a whole thread's tree).
+  // A handler holds a lock for microseconds unless its CPU stops running, as a vCPU does when
+  // the host deschedules it (TCG on a busy host, an overcommitted cloud VM: 10-42 ms measured
+  // here, docs/engine.md). stap's 100 (1 ms) skipped 6 and 11 of ~29k hits of PostgreSQL's
+  // backends; 1000 (10 ms) lost a callgraph worker's tree in a CI run on a loaded host. 1 s:
+  // a wait that long never happens unless the holder is stalled, and stays far inside the
+  // kernel's lockup watchdogs (10 s and more). The user's own -D MAXTRYLOCK wins.
   const bool user_sets_trylock =
       std::ranges::any_of(request.stap_options,
                           [](const std::string& word) { return word.starts_with("MAXTRYLOCK="); });
   if (request.interrupts_off && !user_sets_trylock)
-    argv.insert(argv.end(), {"-D", "MAXTRYLOCK=1000"});
+    argv.insert(argv.end(), {"-D", "MAXTRYLOCK=100000"});
   argv.insert(argv.end(), request.stap_options.begin(), request.stap_options.end());
   argv.insert(argv.end(), {"--", script_copy_path(request.work_dir)});
   argv.insert(argv.end(), request.script_args.begin(), request.script_args.end());

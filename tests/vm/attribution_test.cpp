@@ -125,9 +125,12 @@ TEST_P(DelayedMemberTest, DiagnoseNamesItAndAttributeMeasuresIt) {
   const json& delayed_device = device(attribution, delayed_spec);
   const json& kernel = delayed_device["kernel_stats"];
   ASSERT_TRUE(kernel.is_object()) << delayed_device.dump(2);
-  EXPECT_EQ(kernel["reads"], delayed_device["ios"]) << stack;
-  EXPECT_NEAR(delayed_mean, kernel["read_mean_us"].get<double>(), 8000) << stack;
-  EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << stack;
+  // On one line each, so that test.sh's digest of a failure shows the numbers.
+  const std::string measured = stack + " iotap " + delayed_device["latency_us"].dump() +
+                               " kernel " + kernel.dump() + " loss " + attribution["loss"].dump();
+  EXPECT_EQ(kernel["reads"], delayed_device["ios"]) << measured;
+  EXPECT_NEAR(delayed_mean, kernel["read_mean_us"].get<double>(), 8000) << measured;
+  EXPECT_GE(delayed_mean, d.delay_ms * 1000.0) << measured;
   expect_nothing_lost(attribution);
 }
 

@@ -107,6 +107,9 @@ int run_case(const std::string& dir) {
     // Nothing left behind: every temp file and socket iotap made is gone.
     for (const auto& entry : fs::directory_iterator(tmp.path()))
       failures.push_back("iotap left " + entry.path().string() + " in its TMPDIR");
+    // The failures first and again last: a log cut in the middle (CI keeps the head and the
+    // tail of a long one) still says why, whatever iotap printed between them.
+    for (const auto& f : failures) std::printf("FAILED %s\n", f.c_str());
     if (!failures.empty())
       std::printf("exit status %d\n--- stdout ---\n%s\n--- stderr ---\n%s\n", run.status.code,
                   run.out.c_str(), run.err.c_str());

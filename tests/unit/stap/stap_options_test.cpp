@@ -131,10 +131,10 @@ TEST(StapArgv, IotapsOwnScriptsRunHandlersWithInterruptsOffUnlessTheUserSaysOthe
     request.interrupts_off = true;
     return defines_of(stap_argv(request));
   };
-  EXPECT_EQ(own({}), (Words{"INTERRUPTIBLE=0", "MAXTRYLOCK=1000"}));
-  EXPECT_EQ(own({"-D", "INTERRUPTIBLE=1"}), (Words{"MAXTRYLOCK=1000", "INTERRUPTIBLE=1"}));
-  EXPECT_EQ(own({"-D", "INTERRUPTIBLE"}), (Words{"MAXTRYLOCK=1000", "INTERRUPTIBLE"}));
-  // A global another CPU holds is waited for 10 ms, not stap's 1 ms, unless the user says.
+  EXPECT_EQ(own({}), (Words{"INTERRUPTIBLE=0", "MAXTRYLOCK=100000"}));
+  EXPECT_EQ(own({"-D", "INTERRUPTIBLE=1"}), (Words{"MAXTRYLOCK=100000", "INTERRUPTIBLE=1"}));
+  EXPECT_EQ(own({"-D", "INTERRUPTIBLE"}), (Words{"MAXTRYLOCK=100000", "INTERRUPTIBLE"}));
+  // A global another CPU holds is waited for up to 1 s, not stap's 1 ms, unless the user says.
   EXPECT_EQ(own({"-D", "MAXTRYLOCK=50"}), (Words{"INTERRUPTIBLE=0", "MAXTRYLOCK=50"}));
 }
 
