@@ -59,19 +59,13 @@ fi
 # The guest kernel's DWARF and real System.map (283 MB download, 1.75 GB installed): stap needs
 # them for kernel.function(), module().function(), $vars, @cast and the standard tapsets. The
 # release is the one cmake/GuestKernel.cmake picks: IOTAP_GUEST_KERNEL, else the newest installed
-# cloud kernel with headers.
+# cloud kernel with headers of the default series (IOTAP_GUEST_KERNEL_SERIES, else 6.1), which
+# cmake/ChooseGuestKernel.cmake chooses for both.
 guest_release="${IOTAP_GUEST_KERNEL:-}"
 if [ -z "$guest_release" ]; then
-  shopt -s nullglob
-  releases=(/boot/vmlinuz-*-cloud-amd64)
-  shopt -u nullglob
-  releases=("${releases[@]#/boot/vmlinuz-}")
-  for release in $( ((${#releases[@]})) && printf '%s\n' "${releases[@]}" | sort -rV); do
-    if [ -f "/lib/modules/$release/build/Makefile" ] && [ -f "/lib/modules/$release/modules.dep" ]; then
-      guest_release="$release"
-      break
-    fi
-  done
+  series_option=()
+  [ -z "${IOTAP_GUEST_KERNEL_SERIES:-}" ] || series_option=("-DSERIES=$IOTAP_GUEST_KERNEL_SERIES")
+  guest_release="$(cmake "${series_option[@]}" -P cmake/ChooseGuestKernel.cmake)"
 fi
 if [ -n "$guest_release" ] && [ "$guest_release" != none ]; then
   debug_package="linux-image-$guest_release-dbg"

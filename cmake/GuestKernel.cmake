@@ -1,32 +1,30 @@
 # The kernel that `--target vm` boots, and a SystemTap runtime that compiles against it.
 #
 # The guest kernel is a Debian package installed on the host (setup.sh does it): its image
-# from /boot, its modules from /lib/modules, its headers for stap -r. Pick the newest
-# cloud kernel that has all three unless IOTAP_GUEST_KERNEL names one.
+# from /boot, its modules from /lib/modules, its headers for stap -r. Pick the newest cloud
+# kernel of the default series (IOTAP_GUEST_KERNEL_SERIES, 6.1: cmake/ChooseGuestKernel.cmake)
+# that has all three, unless IOTAP_GUEST_KERNEL names
+# one: a newer series installed beside it (Debian 12 ships 6.12 too) never changes the
+# default on its own.
 #
 # Both the guest kernel and stap are optional: without either, IOTAP_GUEST_MISSING says what to
 # install, `--target vm` refuses to run with that message, and the stap and vm tiers register
 # one failing test each (tests/CMakeLists.txt) instead of passing with nothing run.
 # IOTAP_GUEST_KERNEL=none builds without a guest even where one is installed.
 set(IOTAP_GUEST_KERNEL "" CACHE STRING
-    "Kernel release booted by --target vm (default: newest installed *-cloud-amd64 with headers; none: no guest)")
+    "Kernel release booted by --target vm (default: the newest installed IOTAP_GUEST_KERNEL_SERIES cloud kernel with headers; none: no guest)")
+include(${CMAKE_CURRENT_LIST_DIR}/ChooseGuestKernel.cmake)
+set(IOTAP_GUEST_KERNEL_SERIES ${IOTAP_DEFAULT_GUEST_KERNEL_SERIES} CACHE STRING
+    "The kernel series whose newest installed cloud kernel --target vm boots by default")
 set(IOTAP_GUEST_MISSING "")
 if(IOTAP_GUEST_KERNEL STREQUAL "none")
   set(IOTAP_GUEST_KERNEL "")
   set(IOTAP_GUEST_MISSING "configured with IOTAP_GUEST_KERNEL=none")
 elseif(NOT IOTAP_GUEST_KERNEL)
-  file(GLOB _iotap_images /boot/vmlinuz-*-cloud-amd64)
-  list(SORT _iotap_images COMPARE NATURAL ORDER DESCENDING)
-  foreach(_image IN LISTS _iotap_images)
-    string(REPLACE "/boot/vmlinuz-" "" _release "${_image}")
-    if(EXISTS "/lib/modules/${_release}/build/Makefile" AND EXISTS "/lib/modules/${_release}/modules.dep")
-      set(IOTAP_GUEST_KERNEL "${_release}")
-      break()
-    endif()
-  endforeach()
+  iotap_choose_guest_kernel(IOTAP_GUEST_KERNEL "${IOTAP_GUEST_KERNEL_SERIES}" /boot /lib/modules)
 endif()
 if(NOT IOTAP_GUEST_KERNEL AND NOT IOTAP_GUEST_MISSING)
-  set(IOTAP_GUEST_MISSING "no guest kernel: install linux-image-cloud-amd64 and "
+  set(IOTAP_GUEST_MISSING "no ${IOTAP_GUEST_KERNEL_SERIES} guest kernel: install linux-image-cloud-amd64 and "
                           "linux-headers-cloud-amd64 (./setup.sh does), or set -DIOTAP_GUEST_KERNEL=<release>")
 endif()
 
