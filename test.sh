@@ -9,11 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh --no-demo --werror
 status=0
+rm -f build/Testing/junit.xml
 ctest --test-dir build --output-on-failure -j "$(nproc)" \
-  --resource-spec-file "$PWD/build/test-guests.json" "$@" || status=$?
-if [ "$status" -ne 0 ] && [ -f build/Testing/Temporary/LastTest.log ]; then
+  --resource-spec-file "$PWD/build/test-guests.json" --output-junit "$PWD/build/Testing/junit.xml" \
+  "$@" || status=$?
+if [ "$status" -ne 0 ] && [ -f build/Testing/junit.xml ]; then
   # Why each failed test failed, last: a log kept only in its head and tail still says it.
-  echo "test.sh: why the failed tests failed (build/Testing/Temporary/LastTest.log has all):"
-  awk -f tests/why_failed/why_failed.awk build/Testing/Temporary/LastTest.log
+  echo "test.sh: why the failed tests failed (each one's whole output: build/Testing/junit.xml):"
+  python3 tests/why_failed/why_failed.py build/Testing/junit.xml
 fi
 exit "$status"
