@@ -44,16 +44,5 @@ if(IOTAP_GUEST_MISSING)
 endif()
 message(STATUS "iotap guest kernel: ${IOTAP_GUEST_KERNEL}")
 
-# The runtime stap compiles into every module, adjusted for the guest kernel at build time.
-set(IOTAP_STAP_RUNTIME "${CMAKE_BINARY_DIR}/stap-runtime")
-set(_task_work_header "/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
-add_custom_command(
-  OUTPUT "${IOTAP_STAP_RUNTIME}/iotap-compat.txt"
-  COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${IOTAP_SYSTEM_STAP_RUNTIME}" "-DDEST=${IOTAP_STAP_RUNTIME}"
-          "-DTASK_WORK_HEADER=${_task_work_header}" -P "${CMAKE_SOURCE_DIR}/cmake/StapRuntimeCompat.cmake"
-  DEPENDS "${CMAKE_SOURCE_DIR}/cmake/StapRuntimeCompat.cmake" "${IOTAP_SYSTEM_STAP_RUNTIME}/stp_task_work.c"
-          "${IOTAP_SYSTEM_STAP_RUNTIME}/transport/relay_v2.c" "${IOTAP_SYSTEM_STAP_RUNTIME}/linux/kprobes.c"
-          "${IOTAP_SYSTEM_STAP_RUNTIME}/transport/transport.c" "${IOTAP_SYSTEM_STAP_RUNTIME}/transport/control.c"
-          "${_task_work_header}"
-  COMMENT "Adapting the SystemTap runtime to kernel ${IOTAP_GUEST_KERNEL}")
-add_custom_target(stap_runtime ALL DEPENDS "${IOTAP_STAP_RUNTIME}/iotap-compat.txt")
+# The runtime stap compiles into every module is SystemTap's own, adapted per kernel by the
+# launcher when a run first needs it (launcher/stap/runtime_adaptation.h).

@@ -16,9 +16,6 @@ install(FILES launcher/guest/init.sh launcher/guest/stack_build.sh launcher/gues
 install(FILES launcher/remote/agent.sh DESTINATION ${IOTAP_DATA_DESTINATION}/ssh)
 install(FILES launcher/runner/device_lines.sh launcher/runner/staprun.sh
         DESTINATION ${IOTAP_DATA_DESTINATION}/runner)
-if(IOTAP_STAP_RUNTIME)
-  install(DIRECTORY "${IOTAP_STAP_RUNTIME}/" DESTINATION ${IOTAP_DATA_DESTINATION}/stap-runtime)
-endif()
 # Man pages (made from --help at build time, launcher/CMakeLists.txt) and bash completion.
 install(DIRECTORY "${IOTAP_MAN_DIR}/" DESTINATION share/man/man1 FILES_MATCHING PATTERN "*.1")
 install(FILES completions/iotap.bash DESTINATION share/bash-completion/completions RENAME iotap)

@@ -8,6 +8,12 @@
 namespace iotap::doctor {
 namespace {
 
+std::string comma_list(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
 Check ok(std::string name, std::string found) {
   return {std::move(name), Status::kOk, std::move(found), {}};
 }
@@ -77,12 +83,17 @@ TargetReport vm_report(const MachineFacts& facts) {
             ? ok("guest kernel headers", "/lib/modules/" + facts.guest_kernel + "/build")
             : missing("guest kernel headers", "not installed: stap compiles against them",
                       "apt-get install linux-headers-" + facts.guest_kernel));
-    checks.push_back(facts.runtime_adapted
-                         ? ok("stap runtime", "adapted to the guest kernel: " + facts.runtime_dir)
-                         : missing("stap runtime",
-                                   "not adapted to the guest kernel (" + facts.runtime_dir +
-                                       " has no iotap-compat.txt)",
-                                   "rebuild iotap (cmake --build build), or reinstall it"));
+    checks.push_back(
+        facts.runtime_adapted
+            ? ok("stap runtime", "adapted to the guest kernel (" +
+                                     comma_list(facts.runtime_changes) + "): " + facts.runtime_dir)
+            : missing("stap runtime",
+                      "cannot be adapted to the guest kernel: " +
+                          (facts.runtime_problem.empty() ? "SystemTap's runtime or the kernel's "
+                                                           "headers are missing"
+                                                         : facts.runtime_problem),
+                      "apt-get install --reinstall systemtap linux-headers-" + facts.guest_kernel +
+                          " (iotap adapts Debian 12's SystemTap 4.8)"));
     checks.push_back(
         facts.guest_debuginfo.empty()
             ? note("guest kernel debuginfo",

@@ -14,8 +14,11 @@
 #include "iotap/local/local_runner.h"
 #include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/stap/compiler.h"
+#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/lines.h"
 #include "iotap/util/process.h"
 #include "iotap/util/temp_dir.h"
 
@@ -119,8 +122,15 @@ MachineFacts gather_machine_facts() {
   facts.guest_kernel_problem = guest::guest_kernel_problem(facts.guest_kernel);
   if (!facts.guest_kernel.empty()) {
     facts.guest_headers = exists("/lib/modules/" + facts.guest_kernel + "/build/Makefile");
-    facts.runtime_dir = data_paths().stap_runtime;
-    facts.runtime_adapted = exists(facts.runtime_dir + "/iotap-compat.txt");
+    try {
+      facts.runtime_dir = stap::adapted_runtime_dir(facts.guest_kernel);
+      facts.runtime_adapted = exists(facts.runtime_dir + "/iotap-compat.txt");
+      if (facts.runtime_adapted)
+        for_each_line(read_file(facts.runtime_dir + "/iotap-compat.txt"),
+                      [&](std::string_view line) { facts.runtime_changes.emplace_back(line); });
+    } catch (const std::exception& error) {
+      facts.runtime_problem = error.what();
+    }
     if (const auto debuginfo = runner::find_kernel_debuginfo(facts.guest_kernel))
       facts.guest_debuginfo = debuginfo->vmlinux;
     facts.guest_debuginfo_hint = runner::debuginfo_install_hint(facts.guest_kernel);

@@ -28,6 +28,7 @@
 #include "iotap/stap/module_info.h"
 #include "iotap/stap/module_stamp.h"
 #include "iotap/stap/probe_failure.h"
+#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/shared_runtime.h"
 #include "iotap/stap/stap_cache.h"
@@ -127,14 +128,6 @@ stap::StapOptions stap_options_for_target(stap::StapOptions options, const Prepa
   return options;
 }
 
-// iotap's adapted runtime is made for the guest kernel (cmake/StapRuntimeCompat.cmake): any
-// module for that release gets it (a host or a --save-module for a machine running it), any other
-// SystemTap's own.
-std::string runtime_for(const std::string& release) {
-  if (release == config::kGuestKernel) return stap::guest_runtime_dir();
-  return "";
-}
-
 // --module FILE: the module a --save-module of this same run made, or a one-line refusal.
 stap::CompiledModule saved_module(const stap::CompileRequest& request, const TargetOptions& options,
                                   const TempDir& work, const TracedRunSinks& sinks) {
@@ -194,7 +187,9 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
       prepared.runner->compile_kernel(script.compile_kernel_symbols, sinks.status);
   const bool saving = !options.save_module_path.empty();
   const auto compile_start = Clock::now();
-  const std::string runtime_dir = runtime_for(result.kernel_release);
+  // SystemTap's runtime adapted to the module's kernel, whichever the target: the guest, a
+  // host, or a --save-module for a machine running it.
+  const std::string runtime_dir = stap::adapted_runtime_dir(result.kernel_release);
   const std::string script_name = std::filesystem::path(script.path).filename().string();
   stap::CompileRequest request{prepared.script_text,
                                script.path,

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "iotap/config.h"
+#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/cache_eviction.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/files.h"
@@ -72,7 +74,7 @@ std::string shared_runtime_dir(const std::string& runtime_dir, const std::string
 }
 
 std::string guest_runtime_dir() {
-  return shared_runtime_dir(data_paths().stap_runtime, stap_state_dir());
+  return adapted_runtime_dir(config::kGuestKernel);
 }
 
 }  // namespace iotap::stap

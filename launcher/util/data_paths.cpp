@@ -22,7 +22,6 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
             .guest_init = share / "guest" / "init.sh",
             .ssh_agent = share / "ssh" / "agent.sh",
             .runner_scripts = share / "runner",
-            .stap_runtime = share / "stap-runtime",
             .workloads = prefix / "libexec" / "iotap",
             .stapio_drain = prefix / "libexec" / "iotap" / "stapio_drain.so",
             .cache = fs::path(cache_home) / "iotap"};
@@ -34,7 +33,6 @@ DataPaths data_paths_for(const std::string& executable, const std::string& cache
           .guest_init = config::kGuestInitScript,
           .ssh_agent = config::kSshAgentScript,
           .runner_scripts = config::kRunnerScriptDir,
-          .stap_runtime = config::kStapRuntimeDir,
           .workloads = config::kWorkloadDir,
           .stapio_drain = config::kStapioDrain,
           .cache = config::kCacheDir};

@@ -41,7 +41,7 @@ iotap_unit_test(stap_test
   SOURCES stap/script_test.cpp stap/stap_stderr_test.cpp stap/runtime_compat_test.cpp
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
     stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
-    stap/shared_runtime_test.cpp stap/module_stamp_test.cpp
+    stap/shared_runtime_test.cpp stap/module_stamp_test.cpp stap/runtime_adaptation_test.cpp
   LIBS iotap_stap iotap_runner)
 # A module --save-module made elsewhere, stood in for by an object with a .modinfo.
 add_library(fake_module OBJECT stap/fake_module.c)
@@ -49,12 +49,7 @@ target_compile_definitions(stap_test PRIVATE FAKE_MODULE="$<TARGET_OBJECTS:fake_
   TEST_PROGRAM="$<TARGET_FILE:stap_test>")
 add_dependencies(stap_test fake_module)
 target_compile_definitions(stap_test PRIVATE
-  STAP_RUNTIME_DIR="${IOTAP_STAP_RUNTIME}"
-  SYSTEM_STAP_RUNTIME_DIR="${IOTAP_SYSTEM_STAP_RUNTIME}"
-  TASK_WORK_HEADER="/lib/modules/${IOTAP_GUEST_KERNEL}/source/include/linux/task_work.h")
-if(TARGET stap_runtime)
-  add_dependencies(stap_test stap_runtime)
-endif()
+  SYSTEM_STAP_RUNTIME_DIR="${IOTAP_SYSTEM_STAP_RUNTIME}" GUEST_KERNEL="${IOTAP_GUEST_KERNEL}")
 # -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
 iotap_unit_test(shell_words_test SOURCES util/shell_words_test.cpp util/lines_test.cpp
   LIBS iotap_util)

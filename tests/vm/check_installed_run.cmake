@@ -5,7 +5,7 @@
 #           from the Debian archive when missing), then /usr/bin/iotap; removed (purged) after.
 # The installed iotap runs `iotap demo --json` in a guest of its own under bwrap, which mounts an
 # empty directory over the source tree and the build tree: whatever it needs (its example script,
-# tapsets, guest init, adapted stap runtime, workloads, stapio_drain) must come from what was
+# tapsets, guest init, workloads, stapio_drain; SystemTap's runtime it adapts itself) must come from what was
 # installed. Its caches go to a fresh $XDG_CACHE_HOME; stap's own cache is shared (its runtime
 # copy and kernel trees live beside it, launcher/stap/shared_runtime.h), so the compile is warm.
 cmake_policy(VERSION 3.25)
@@ -73,7 +73,7 @@ else()
 endif()
 
 # What else the install holds: documents, man pages, completion.
-foreach(file bin/iotap share/iotap/tapsets/blockio.stp share/iotap/stap-runtime/iotap-compat.txt
+foreach(file bin/iotap share/iotap/tapsets/blockio.stp
              share/doc/iotap/README.md share/doc/iotap/docs/getting-started.md
              share/man/man1/iotap.1 share/man/man1/iotap-doctor.1
              share/bash-completion/completions/iotap)
@@ -121,9 +121,11 @@ endif()
 message(STATUS "the installed iotap (${MODE}) named ${spec} the slow member, with "
                "${SOURCE_DIR} and ${BUILD_DIR} out of its sight")
 
-# The runtime stap compiled with: the shared copy (the installed one's bytes), never the install's
-# own path. stap's hash logs name the runtime each cache entry was made with; every one written
-# since the run started names the shared copy, and that copy holds the build's runtime.
+# The runtime stap compiled with: the shared copy of SystemTap's runtime adapted to the guest
+# kernel (launcher/stap/runtime_adaptation.h), made by the installed iotap. stap's hash logs name
+# the runtime each cache entry was made with; every one written since the run started names a
+# shared copy, and one such copy holds the system's runtime's files plus the record of the changes,
+# which names the ones every kernel gets.
 get_filename_component(stap_dir "${shared_runtimes}" DIRECTORY)
 file(GLOB_RECURSE logs "${stap_dir}/cache/*_hash.log")
 set(new_logs 0)
@@ -147,19 +149,22 @@ set(copy "")
 foreach(runtime IN LISTS runtimes)
   if(IS_DIRECTORY "${runtime}" AND EXISTS "${runtime}/.iotap-runtime-id")
     file(GLOB_RECURSE shared_files RELATIVE "${runtime}" "${runtime}/*")
-    file(GLOB_RECURSE build_files RELATIVE "${BUILD_DIR}/stap-runtime" "${BUILD_DIR}/stap-runtime/*")
+    file(GLOB_RECURSE system_files RELATIVE /usr/share/systemtap/runtime
+         /usr/share/systemtap/runtime/*)
+    list(APPEND system_files iotap-compat.txt)
     list(REMOVE_ITEM shared_files ".iotap-runtime-id")
     list(SORT shared_files)
-    list(SORT build_files)
-    file(READ "${runtime}/iotap-compat.txt" shared_compat)
-    file(READ "${BUILD_DIR}/stap-runtime/iotap-compat.txt" build_compat)
-    if(shared_files STREQUAL build_files AND shared_compat STREQUAL build_compat)
+    list(SORT system_files)
+    file(STRINGS "${runtime}/iotap-compat.txt" changes)
+    if(shared_files STREQUAL system_files AND "relay_subbuf_tail" IN_LIST changes
+       AND "module_probes_by_name" IN_LIST changes AND "ctl_context_irqs_off" IN_LIST changes)
       set(copy "${runtime}")
     endif()
   endif()
 endforeach()
 if(NOT copy)
-  message(FATAL_ERROR "no copy of the build's stap runtime under ${shared_runtimes}")
+  message(FATAL_ERROR "no copy of SystemTap's runtime adapted to the guest kernel under "
+                      "${shared_runtimes}")
 endif()
 message(STATUS "stap's runtime: the shared copy ${copy} (${new_logs} of stap's cache entries made "
                "since the run started, all with it)")

@@ -96,7 +96,7 @@ TEST(Doctor, EachMissingPieceOfTheGuestNamesItsPackage) {
        "apt-get install linux-headers-6.1.0-56-cloud-amd64"},
       {[](MachineFacts& f) { f.guest_kernel_problem = "guest kernel /boot/vmlinuz-x is missing"; },
        "guest kernel", "apt-get install linux-image-6.1.0-56-cloud-amd64"},
-      {[](MachineFacts& f) { f.runtime_adapted = false; }, "stap runtime", "rebuild iotap"},
+      {[](MachineFacts& f) { f.runtime_adapted = false; }, "stap runtime", "reinstall systemtap"},
       {[](MachineFacts& f) {
          f.guest_programs[1].path.clear();
          f.guest_programs[2].path.clear();

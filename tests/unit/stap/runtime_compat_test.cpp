@@ -1,11 +1,14 @@
 // The SystemTap 4.8 runtime does not build against 6.1.0-56 and later 6.1 headers
 // (task_work_cancel became task_work_cancel_func), drops relay flushes and never fires module
-// kprobes on Linux 6.0+. cmake/StapRuntimeCompat.cmake adapts a copy at build time. These tests
-// compare the copy with the system's runtime: each patched file must be the system's file with
-// exactly the replacements written out here, and every other file unchanged, so a patch that
-// is missing, wrong or goes further fails.
+// kprobes on Linux 6.0+. iotap adapts a copy per kernel when a run needs it
+// (stap/runtime_adaptation.h, its changes in stap/runtime_changes.cpp). These tests adapt the
+// system's runtime to the guest kernel's headers and compare: each patched file must be the
+// system's file with exactly the replacements written out here (a second statement of each
+// change, not the table's), and every other file unchanged, so a change that is missing, wrong
+// or goes further fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <string>
@@ -13,7 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap {
 namespace {
@@ -33,8 +38,19 @@ std::string system_file_patched(const std::string& file, const Replacements& rep
   return text;
 }
 
+// The system's runtime adapted to the guest kernel's headers, once for all the tests here.
+const std::string& adapted_runtime() {
+  static const TempDir dir("iotap-runtime-compat-test");
+  static const std::string copy = [] {
+    const std::string path = dir.path() + "/runtime";
+    stap::adapt_runtime(SYSTEM_STAP_RUNTIME_DIR, stap::kernel_headers(GUEST_KERNEL), path);
+    return path;
+  }();
+  return copy;
+}
+
 std::string adapted_file(const std::string& file) {
-  return read_file(std::string(STAP_RUNTIME_DIR) + "/" + file);
+  return read_file(adapted_runtime() + "/" + file);
 }
 
 constexpr std::array<std::string_view, 5> kPatchedFiles = {
@@ -42,7 +58,8 @@ constexpr std::array<std::string_view, 5> kPatchedFiles = {
     "transport/control.c"};
 
 TEST(StapRuntimeCompat, TaskWorkCancelFuncIsUsedWhenTheKernelHasIt) {
-  const std::string header = read_file(TASK_WORK_HEADER);
+  const std::string header = stap::kernel_headers(GUEST_KERNEL).text("linux/task_work.h");
+  ASSERT_FALSE(header.empty()) << "no linux/task_work.h in " << GUEST_KERNEL << "'s headers";
   const std::string applied = adapted_file("iotap-compat.txt");
   if (header.find("task_work_cancel_func") == std::string::npos) {
     EXPECT_EQ(applied.find("task_work_cancel_func"), std::string::npos);
@@ -60,7 +77,7 @@ TEST(StapRuntimeCompat, TaskWorkCancelFuncIsUsedWhenTheKernelHasIt) {
 }
 
 // A flush into the last bytes of a relay sub-buffer is dropped by 4.8's runtime; the adapted
-// copy switches sub-buffers first (see cmake/StapRuntimeCompat.cmake).
+// copy switches sub-buffers first (relay_subbuf_tail, stap/runtime_changes.cpp).
 TEST(StapRuntimeCompat, FlushesNeverLandInASubBuffersLastBytes) {
   EXPECT_NE(adapted_file("iotap-compat.txt").find("relay_subbuf_tail"), std::string::npos);
   EXPECT_EQ(
@@ -145,6 +162,13 @@ TEST(StapRuntimeCompat, EveryOtherFileIsTheSystemsOwn) {
     ++compared;
   }
   EXPECT_GT(compared, 100U);
+  // And nothing added but the record of what was applied.
+  std::vector<std::string> expected = files_under(SYSTEM_STAP_RUNTIME_DIR);
+  expected.push_back("iotap-compat.txt");
+  std::ranges::sort(expected);
+  std::vector<std::string> files = files_under(adapted_runtime());
+  std::ranges::sort(files);
+  EXPECT_EQ(files, expected);
 }
 
 }  // namespace

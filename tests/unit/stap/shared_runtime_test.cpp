@@ -122,8 +122,8 @@ TEST_F(SharedRuntimeTest, OnlyTheFourRuntimesMadeLastAreKept) {
   EXPECT_FALSE(fs::exists(first));
 }
 
-TEST(StapsOwnRuntime, TheBuildsRuntimeHasAnId) {
-  EXPECT_EQ(runtime_content_id(STAP_RUNTIME_DIR).size(), 64U);
+TEST(StapsOwnRuntime, TheSystemsRuntimeHasAnId) {
+  EXPECT_EQ(runtime_content_id(SYSTEM_STAP_RUNTIME_DIR).size(), 64U);
   EXPECT_EQ(runtime_content_id("/nonexistent/runtime"), "");
 }
 

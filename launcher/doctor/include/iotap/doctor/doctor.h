@@ -40,18 +40,20 @@ struct MachineFacts {
   // --target vm
   std::string qemu_path;
   std::string qemu_version;
-  std::string guest_kernel;          // the release iotap was configured with; empty: none
-  std::string guest_kernel_problem;  // why it cannot boot; empty: it can
-  std::string runtime_dir;           // the adapted stap runtime
-  std::string guest_debuginfo;       // its vmlinux with DWARF; empty: not installed
-  std::string guest_debuginfo_hint;  // how to install it
+  std::string guest_kernel;                  // the release iotap was configured with; empty: none
+  std::string guest_kernel_problem;          // why it cannot boot; empty: it can
+  std::string runtime_dir;                   // SystemTap's runtime adapted to the guest kernel
+  std::vector<std::string> runtime_changes;  // the changes it has (stap/runtime_changes.cpp)
+  std::string runtime_problem;               // why it could not be adapted; empty: it was
+  std::string guest_debuginfo;               // its vmlinux with DWARF; empty: not installed
+  std::string guest_debuginfo_hint;          // how to install it
   std::vector<guest::HostProgram> guest_programs;
   std::string postgres_server;  // PostgreSQL 15's, for --postgres; empty: not installed
   std::optional<unsigned long> memory_available_mib;  // /proc/meminfo's MemAvailable
   std::string temp_dir_problem;                       // what is wrong with $TMPDIR; empty: fine
   unsigned guest_memory_mib = guest::kDefaultMemoryMib;
   bool guest_headers = false;    // /lib/modules/RELEASE/build
-  bool runtime_adapted = false;  // it holds iotap-compat.txt
+  bool runtime_adapted = false;  // it was made, with its iotap-compat.txt
   bool kvm = false;
   // --target local
   bool proc_modules = false;   // CONFIG_MODULES

@@ -15,7 +15,6 @@ struct DataPaths {
   std::string guest_init;      // the guest's /init
   std::string ssh_agent;       // the shell text run on a --target ssh:// host
   std::string runner_scripts;  // the shell fragments every target runs (runner/device_lines.sh)
-  std::string stap_runtime;    // SystemTap's runtime adapted to the guest kernel (stap -R)
   std::string workloads;       // WORKLOADS/block_hasher: the workloads' binaries
   std::string stapio_drain;    // preloaded into stapio: reads its relay files to the end
   std::string cache;           // guest images, the guest's tools: made once, reused
