@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <stdexcept>
 #include <system_error>
 
 #include "iotap/config.h"
@@ -23,9 +22,9 @@ void apply(const RuntimeChange& change, const std::string& dest) {
     std::string text = read_file(path);
     size_t at = text.find(r.from);
     if (at == std::string::npos)
-      throw std::runtime_error("SystemTap's runtime change " + change.name + ": " + r.file +
-                               " lacks the text it replaces; this SystemTap's runtime is not the "
-                               "one iotap's adaptation was written for (stap/runtime_changes.cpp)");
+      throw UserError("SystemTap's runtime change " + change.name + ": " + r.file +
+                      " lacks the text it replaces; this SystemTap is not the 4.8 iotap adapts "
+                      "(Debian 12's systemtap package; stap/runtime_changes.cpp)");
     for (; at != std::string::npos; at = text.find(r.from, at + r.to.size()))
       text.replace(at, r.from.size(), r.to);
     write_file(path, text);

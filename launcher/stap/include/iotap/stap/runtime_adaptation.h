@@ -56,7 +56,7 @@ KernelHeaders kernel_headers(const std::string& release);
 bool change_applies(const RuntimeChange& change, const KernelHeaders& headers);
 
 // Copies `system_runtime` to `dest` (which must not exist) with the changes that apply, and
-// writes dest/iotap-compat.txt naming them. Returns their names. Throws std::runtime_error naming
+// writes dest/iotap-compat.txt naming them. Returns their names. Throws UserError naming
 // the change and file when a replacement's text is missing from the system's runtime.
 std::vector<std::string> adapt_runtime(
     const std::string& system_runtime, const KernelHeaders& headers, const std::string& dest,
