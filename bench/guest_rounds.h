@@ -15,7 +15,7 @@
 #include "iotap/runner/kernel_tree.h"
 #include "iotap/stap/compiler.h"
 #include "iotap/stap/module_cache.h"
-#include "iotap/stap/shared_runtime.h"
+#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
 

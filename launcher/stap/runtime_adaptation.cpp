@@ -94,4 +94,8 @@ std::string adapted_runtime_dir(const std::string& release) {
   return shared;
 }
 
+std::string guest_runtime_dir() {
+  return adapted_runtime_dir(config::kGuestKernel);
+}
+
 }  // namespace iotap::stap

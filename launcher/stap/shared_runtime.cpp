@@ -3,10 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "iotap/config.h"
-#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/cache_eviction.h"
-#include "iotap/util/data_paths.h"
 #include "iotap/util/files.h"
 #include "iotap/util/sha256.h"
 
@@ -71,10 +68,6 @@ std::string shared_runtime_dir(const std::string& runtime_dir, const std::string
   if (!fs::is_regular_file(published / kCompleteMark, error)) return runtime_dir;
   evict_least_recently_used(parent.string(), kRuntimesKept);
   return published.string();
-}
-
-std::string guest_runtime_dir() {
-  return adapted_runtime_dir(config::kGuestKernel);
 }
 
 }  // namespace iotap::stap

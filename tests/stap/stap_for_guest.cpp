@@ -16,7 +16,7 @@
 
 #include "iotap/config.h"
 #include "iotap/runner/kernel_tree.h"
-#include "iotap/stap/shared_runtime.h"
+#include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/error.h"
 
 namespace {

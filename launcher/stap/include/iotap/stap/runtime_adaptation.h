@@ -68,4 +68,7 @@ std::vector<std::string> adapt_runtime(
 // missing.
 std::string adapted_runtime_dir(const std::string& release);
 
+// adapted_runtime_dir() for the guest kernel this iotap boots: what `stap -R` gets for a guest.
+std::string guest_runtime_dir();
+
 }  // namespace iotap::stap

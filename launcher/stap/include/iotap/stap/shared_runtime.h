@@ -25,8 +25,4 @@ std::string runtime_content_id(const std::string& runtime_dir);
 // slower. Keeps the four runtimes made last (one evicted while still in use is made again).
 std::string shared_runtime_dir(const std::string& runtime_dir, const std::string& state_dir);
 
-// SystemTap's runtime adapted to the guest kernel (runtime_adaptation.h) at its shared path
-// under stap_state_dir(): what `stap -R` gets for a guest.
-std::string guest_runtime_dir();
-
 }  // namespace iotap::stap
