@@ -8,8 +8,11 @@
 #   cmake [-DSERIES=6.1] -P cmake/ChooseGuestKernel.cmake
 # which prints the release, or nothing.
 
-# Debian 12's own series, the one SystemTap 4.8's runtime is adapted to.
+# Debian 12's own series, the one SystemTap 4.8 was made for; and the newer series Debian 12
+# ships (its long-term kernel), to which iotap adapts 4.8's runtime: the stap and vm tiers run on
+# both (docs/kernels.md).
 set(IOTAP_DEFAULT_GUEST_KERNEL_SERIES 6.1)
+set(IOTAP_SECOND_GUEST_KERNEL_SERIES 6.12)
 function(iotap_choose_guest_kernel out series boot_dir modules_dir)
   file(GLOB images "${boot_dir}/vmlinuz-*-cloud-amd64")
   list(SORT images COMPARE NATURAL ORDER DESCENDING)

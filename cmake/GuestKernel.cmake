@@ -44,5 +44,21 @@ if(IOTAP_GUEST_MISSING)
 endif()
 message(STATUS "iotap guest kernel: ${IOTAP_GUEST_KERNEL}")
 
+# The second kernel the stap and vm tiers run on (--guest-kernel): the newest installed cloud
+# kernel of IOTAP_SECOND_GUEST_KERNEL_SERIES. Missing, those tiers register a failing test that
+# names the packages, as for the first.
+set(IOTAP_SECOND_GUEST_KERNEL "" CACHE STRING
+    "Kernel release the stap and vm tiers also run on (default: the newest installed ${IOTAP_SECOND_GUEST_KERNEL_SERIES} cloud kernel with headers)")
+if(NOT IOTAP_SECOND_GUEST_KERNEL)
+  iotap_choose_guest_kernel(IOTAP_SECOND_GUEST_KERNEL "${IOTAP_SECOND_GUEST_KERNEL_SERIES}" /boot
+                            /lib/modules)
+  if(IOTAP_SECOND_GUEST_KERNEL)
+    message(STATUS "iotap second guest kernel (tests): ${IOTAP_SECOND_GUEST_KERNEL}")
+  else()
+    message(WARNING "no ${IOTAP_SECOND_GUEST_KERNEL_SERIES} kernel installed: the stap and vm tiers' "
+                    "${IOTAP_SECOND_GUEST_KERNEL_SERIES} cases fail (./setup.sh installs it)")
+  endif()
+endif()
+
 # The runtime stap compiles into every module is SystemTap's own, adapted per kernel by the
 # launcher when a run first needs it (launcher/stap/runtime_adaptation.h).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "iotap/config.h"
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/session/fleet_run.h"
 #include "iotap/session/target_options.h"
@@ -65,6 +66,15 @@ void print_version() {
                            "compile for the guest): " +
                            iotap::runner::debuginfo_install_hint(release))
                               .c_str());
+  // What --guest-kernel can name here.
+  for (const iotap::guest::InstalledKernel& installed : iotap::guest::installed_kernels()) {
+    std::string missing;
+    for (const std::string& package : installed.missing_packages())
+      missing += (missing.empty() ? "" : " ") + package;
+    std::printf("kernel:       %s: %s%s\n", installed.release.c_str(),
+                installed.ready() ? "ready" : "not ready",
+                missing.empty() ? "" : (", install " + missing).c_str());
+  }
 }
 
 int run_verb(std::vector<std::string> args);

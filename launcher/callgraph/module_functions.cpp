@@ -19,18 +19,33 @@ std::string canonical(std::string name) {
   return name;
 }
 
+// The module's .ko with its symbol table: the kernel's own, or, where the kernel ships its modules
+// compressed (6.12's .ko.xz, which libelf cannot read), the -dbg package's copy.
 std::filesystem::path find_module_file(const std::string& kernel_release,
                                        const std::string& module) {
   const std::filesystem::path root = "/lib/modules/" + kernel_release + "/kernel";
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const auto& path = it->path();
-    if (path.extension() == ".ko" && canonical(path.stem().string()) == canonical(module))
-      return path;
+  const std::filesystem::path debug_root =
+      "/usr/lib/debug/lib/modules/" + kernel_release + "/kernel";
+  bool compressed = false;
+  for (const auto& dir : {root, debug_root}) {
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      const auto& path = it->path();
+      if (path.extension() == ".ko" && canonical(path.stem().string()) == canonical(module))
+        return path;
+      if (path.extension() != ".ko" && path.stem().extension() == ".ko" &&
+          canonical(path.stem().stem().string()) == canonical(module))
+        compressed = true;
+    }
   }
+  if (compressed)
+    throw UserError("--kernel: kernel " + kernel_release + " ships module '" + module +
+                    "' compressed, and its symbols are read from an uncompressed .ko: install "
+                    "linux-image-" +
+                    kernel_release + "-dbg (./setup.sh does)");
   throw UserError("--kernel: no module '" + module + "' in " + root.string() +
-                  " (an uncompressed .ko; name it as lsmod does, e.g. raid0, dm_mod)");
+                  " (name it as lsmod does, e.g. raid0, dm_mod)");
 }
 
 std::set<std::string> text_symbols(const std::filesystem::path& file) {

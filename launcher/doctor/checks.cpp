@@ -61,6 +61,27 @@ Check memory_check(const MachineFacts& facts) {
   return ok("memory", found);
 }
 
+// One line a kernel installed here: ready for --guest-kernel, or what it lacks.
+void installed_kernel_checks(const MachineFacts& facts, std::vector<Check>& checks) {
+  for (const guest::InstalledKernel& kernel : facts.installed_kernels) {
+    const std::string name = "kernel " + kernel.release;
+    const std::string role = kernel.release == facts.guest_kernel
+                                 ? "--target vm (the default)"
+                                 : "--target vm --guest-kernel " + kernel.release;
+    std::string install;
+    for (const std::string& package : kernel.missing_packages()) install += " " + package;
+    if (!kernel.ready()) {
+      checks.push_back(note(name, "not ready for " + role, "apt-get install" + install));
+    } else if (!kernel.debuginfo) {
+      checks.push_back(note(
+          name, "ready for " + role + ", without debuginfo (kernel.function probes, $vars, @cast)",
+          "apt-get install" + install));
+    } else {
+      checks.push_back(ok(name, "ready for " + role + ", with debuginfo"));
+    }
+  }
+}
+
 TargetReport vm_report(const MachineFacts& facts) {
   TargetReport report{
       "vm", "--target vm: a qemu guest iotap boots, with md, dm and the probes", {}};
@@ -102,6 +123,7 @@ TargetReport vm_report(const MachineFacts& facts) {
                    facts.guest_debuginfo_hint)
             : ok("guest kernel debuginfo", facts.guest_debuginfo));
   }
+  installed_kernel_checks(facts, checks);
   checks.push_back(guest_programs_check(facts));
   // Optional: only --postgres needs it.
   checks.push_back(facts.postgres_server.empty()

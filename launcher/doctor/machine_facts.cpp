@@ -8,6 +8,7 @@
 
 #include "iotap/config.h"
 #include "iotap/doctor/doctor.h"
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/guest/guest_requirements.h"
 #include "iotap/guest/postgres_guest.h"
 #include "iotap/guest/shared_guest.h"
@@ -135,6 +136,7 @@ MachineFacts gather_machine_facts() {
       facts.guest_debuginfo = debuginfo->vmlinux;
     facts.guest_debuginfo_hint = runner::debuginfo_install_hint(facts.guest_kernel);
   }
+  facts.installed_kernels = guest::installed_kernels();
   facts.guest_programs = guest::guest_host_programs();
   if (const auto postgres = guest::find_postgres_install())
     facts.postgres_server = postgres->server();

@@ -122,6 +122,9 @@ std::unique_ptr<GuestLink> shared_link(const VmRun& run, const std::string& init
   std::string why;
   if (!info) {
     why = "no guest runs there (iotap guest start boots one)";
+  } else if (!info->kernel_release.empty() && !run.kernel_release.empty() &&
+             info->kernel_release != run.kernel_release) {
+    why = "it runs kernel " + info->kernel_release + ", the run asks for " + run.kernel_release;
   } else if (info->memory_mib != run.memory_mib) {
     why = "it has " + std::to_string(info->memory_mib) + " MiB, the run asks for " +
           std::to_string(run.memory_mib);

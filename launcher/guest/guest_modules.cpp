@@ -13,7 +13,11 @@ namespace fs = std::filesystem;
 // `ko` (under the kernel's modules dir) as the -dbg package has it, when it does.
 std::string with_debuginfo(const GuestKernel& kernel, const std::string& ko,
                            const std::string& debug_root) {
-  const fs::path relative = fs::path(ko).lexically_relative(kernel.modules_dir);
+  fs::path relative = fs::path(ko).lexically_relative(kernel.modules_dir);
+  // 6.12 ships its modules compressed (md-mod.ko.xz); the -dbg package's are plain .ko files.
+  if (relative.extension() == ".xz" || relative.extension() == ".zst" ||
+      relative.extension() == ".gz")
+    relative.replace_extension();
   const fs::path debug = fs::path(debug_root) / "lib/modules" / kernel.release / relative;
   std::error_code error;
   return fs::is_regular_file(debug, error) ? debug.string() : ko;

@@ -14,12 +14,12 @@
 namespace iotap::guest {
 
 std::string GuestRunner::kernel_release() const {
-  return config::kGuestKernel;
+  return release_;
 }
 
 void GuestRunner::check_programs(const std::vector<std::string>& programs,
                                  const std::vector<std::string>& files) const {
-  check_vm_run(memory_mib_, programs, files);
+  check_vm_run(release_, memory_mib_, programs, files);
 }
 
 // -d MODULE and --all-modules: the guest kernel's own module files (stap -d PATH). stap,
@@ -32,7 +32,7 @@ void GuestRunner::resolve_unwind_modules(std::vector<std::string>& modules,
     // A path is the user's file; "kernel" is stap's name for vmlinux.
     if (module.find('/') != std::string::npos || module == "kernel") continue;
     try {
-      module = guest_module_file(config::kGuestKernel, module);
+      module = guest_module_file(release_, module);
     } catch (const UserError& error) {
       throw UserError("-d " + module + ": " + error.what());
     }
@@ -40,16 +40,18 @@ void GuestRunner::resolve_unwind_modules(std::vector<std::string>& modules,
   if (!all_modules) return;
   // stap's --all-modules: every module in /proc/modules, and the kernel.
   all_modules = false;
-  std::vector<std::string> files = guest_loaded_module_files(config::kGuestKernel, stack_);
+  std::vector<std::string> files = guest_loaded_module_files(release_, stack_);
   files.emplace_back("kernel");
   for (auto& file : files) {
     if (std::ranges::find(modules, file) == modules.end()) modules.push_back(std::move(file));
   }
 }
 
-std::string harvest_guest_kallsyms(const runner::StatusSink& status) {
-  status("reading the guest kernel's symbol table for stap (once: it is kept in build/cache)");
+std::string harvest_guest_kallsyms(const std::string& release, const runner::StatusSink& status) {
+  status("reading guest kernel " + release +
+         "'s symbol table for stap (once: it is kept in build/cache)");
   VmRun harvest;
+  harvest.kernel_release = release;
   harvest.kernel_symbols = true;
   std::string kallsyms;
   VmEvents events;
@@ -66,7 +68,7 @@ std::string harvest_guest_kallsyms(const runner::StatusSink& status) {
 
 std::string GuestRunner::compile_kernel(bool symbols, const runner::StatusSink& status) {
   return runner::guest_compile_kernel(
-      config::kGuestKernel, symbols, [&status] { return harvest_guest_kallsyms(status); },
+      release_, symbols, [&] { return harvest_guest_kallsyms(release_, status); },
       runner::guest_kernel_trees_dir());
 }
 
@@ -92,6 +94,7 @@ runner::RunResult GuestRunner::run(const runner::ModuleBuilder& build_module,
   run.kernel_symbols = request.kernel_symbols;
   run.stack = stack_;
   run.memory_mib = memory_mib_;
+  run.kernel_release = release_;
   run.timeout = request.timeout;
   run.staprun_options = request.staprun_options;
   run.module_options = request.module_options;

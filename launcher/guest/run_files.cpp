@@ -78,10 +78,13 @@ void write_run_files(InitramfsBuilder& image, const VmRun& run, const GuestKerne
   {
     for (const auto& ko : kernel.module_load_order(module_names)) {
       modules += ko;
-      if (fs::path(ko).filename() == "brd.ko") {
+      // 6.12's modules are compressed (brd.ko.xz); busybox's insmod reads either.
+      const std::string file = fs::path(ko).filename().string();
+      const std::string name = file.substr(0, file.find(".ko"));
+      if (name == "brd") {
         for (const auto& option : run.stack->brd_options) modules += " " + option;
       }
-      if (fs::path(ko).filename() == "null_blk.ko") {
+      if (name == "null_blk") {
         for (const auto& option : run.stack->null_blk_options) modules += " " + option;
       }
       modules += "\n";

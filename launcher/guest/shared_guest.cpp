@@ -19,7 +19,7 @@
 
 #include "guest_channels.h"
 #include "initramfs.h"
-#include "iotap/config.h"
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/guest/guest_logs.h"
 #include "iotap/runner/control_protocol.h"
 #include "iotap/util/data_paths.h"
@@ -208,6 +208,7 @@ std::optional<SharedGuestInfo> find_shared_guest(const std::string& dir) {
       info.idle = std::chrono::minutes(minutes);
     }
     if (name == "initrd") conf >> info.initrd;
+    if (name == "kernel") conf >> info.kernel_release;
   }
   if (info.initrd.empty()) return std::nullopt;  // still starting, or not ours
   return info;
@@ -227,7 +228,7 @@ SharedGuestInfo boot_shared_guest(const std::string& dir, const SharedGuestOptio
   guest.idle = options.idle;
   try {
     guest.qemu = find_qemu();
-    guest.kernel = GuestKernel::find(config::kGuestKernel);
+    guest.kernel = GuestKernel::find(resolve_guest_kernel(options.kernel_release));
     status("preparing the guest image");
     guest.initrd = base_initramfs(guest.kernel, data_paths().cache).path;
   } catch (...) {
@@ -272,10 +273,11 @@ SharedGuestInfo boot_shared_guest(const std::string& dir, const SharedGuestOptio
   info.cpus = options.cpus;
   info.idle = options.idle;
   info.initrd = guest.initrd;
+  info.kernel_release = guest.kernel.release;
   write_file(dir + "/guest.conf",
              "memory_mib " + std::to_string(info.memory_mib) + "\ncpus " +
                  std::to_string(info.cpus) + "\nidle_minutes " + std::to_string(info.idle.count()) +
-                 "\ninitrd " + info.initrd + "\n",
+                 "\ninitrd " + info.initrd + "\nkernel " + info.kernel_release + "\n",
              0600);
   return info;
 }

@@ -76,9 +76,9 @@ bool guest_is_emulated() {
   return host_accelerator() == Accelerator::kTcg;
 }
 
-void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
-                  const std::vector<std::string>& files) {
-  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+void check_vm_run(const std::string& release, unsigned memory_mib,
+                  const std::vector<std::string>& programs, const std::vector<std::string>& files) {
+  const GuestKernel kernel = GuestKernel::find(release);
   find_qemu();
   check_socket_paths();
   uint64_t bytes = file_size_or_zero(base_initramfs(kernel, data_paths().cache).path);

@@ -8,7 +8,7 @@
 #include "guest_link.h"
 #include "guest_session.h"
 #include "initramfs.h"
-#include "iotap/config.h"
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/temp_dir.h"
 #include "kernel.h"
@@ -19,7 +19,7 @@
 namespace iotap::guest {
 
 VmResult run_in_vm(const VmRun& run, const VmEvents& events) {
-  const GuestKernel kernel = GuestKernel::find(config::kGuestKernel);
+  const GuestKernel kernel = GuestKernel::find(resolve_guest_kernel(run.kernel_release));
   const std::string qemu = find_qemu();
   check_socket_paths();
 

@@ -58,7 +58,9 @@ std::string LocalRunner::compile_kernel(bool symbols, const runner::StatusSink& 
   return runner::guest_compile_kernel(
       release, symbols,
       [&]() -> std::string {
-        if (release == config::kGuestKernel) return options_.guest_kallsyms(status);
+        std::error_code error;
+        if (std::filesystem::exists("/boot/vmlinuz-" + release, error))
+          return options_.guest_kallsyms(release, status);
         throw UserError("compiling this script for kernel " + release +
                         " needs that kernel's symbols: install its debuginfo here (" +
                         runner::debuginfo_install_hint(release) +

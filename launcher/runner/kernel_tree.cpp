@@ -30,9 +30,9 @@ std::string system_map_from_kallsyms(const std::string& kallsyms) {
 
 namespace {
 
-// Makes `tree` (unless it is there): the headers' entries as symbolic links, plus what `add`
-// puts in the partial tree (System.map, vmlinux). Built under a private name and renamed, so
-// that two iotap processes can race (the last rename wins).
+// Makes `tree` (unless it is there): the headers' entries as symbolic links (but their System.map
+// and vmlinux), plus what `add` puts in the partial tree (System.map, vmlinux). Built under a
+// private name and renamed, so that two iotap processes can race (the last rename wins).
 std::string make_kernel_tree(const fs::path& tree, const std::string& release,
                              const std::function<void(const fs::path&)>& add) {
   const fs::path headers = fs::canonical(fs::path("/lib/modules") / release / "build");
@@ -40,7 +40,9 @@ std::string make_kernel_tree(const fs::path& tree, const std::string& release,
   fs::remove_all(partial);
   fs::create_directories(partial);  // and the trees' directory, the first time
   for (const auto& entry : fs::directory_iterator(headers)) {
-    if (entry.path().filename() == "System.map") continue;
+    // 6.12's headers carry a vmlinux of BTF alone (for modules' BTF): stap would take it for the
+    // kernel's DWARF. The debuginfo's vmlinux goes in its place, or none.
+    if (entry.path().filename() == "System.map" || entry.path().filename() == "vmlinux") continue;
     fs::create_directory_symlink(entry.path(), partial / entry.path().filename());
   }
   add(partial);

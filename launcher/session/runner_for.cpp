@@ -11,8 +11,8 @@ std::unique_ptr<runner::Runner> runner_for(const TargetOptions& options,
                                            const std::optional<stack_spec::StackPlan>& stack) {
   switch (options.target) {
     case Target::kVm:
-      return std::make_unique<guest::GuestRunner>(stack, options.memory_mib,
-                                                  postgres_run(options, stack));
+      return std::make_unique<guest::GuestRunner>(guest_kernel_release(options), stack,
+                                                  options.memory_mib, postgres_run(options, stack));
     case Target::kSsh:
       return std::make_unique<remote::SshRunner>(*options.ssh_host, host_facts(options));
     case Target::kLocal:

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/local/local_runner.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/postgres_options.h"
@@ -61,6 +62,11 @@ void add_target_options(po::options_description& description, TargetOptions& opt
       "several --target ssh:// to run on each at once, with a fleet summary)")(
       "stack", po::value(&options.stack_text)->value_name("SPEC"),
       "with --target vm: the md/dm stack to build, e.g. 'raid0(ram*7, delay(ram, 50ms))'")(
+      "guest-kernel", po::value(&options.guest_kernel)->value_name("RELEASE"),
+      "with --target vm: the installed kernel the guest boots, as a release "
+      "(6.12.117+deb12-cloud-amd64) or the start of one (6.12); default: $IOTAP_GUEST_KERNEL, else "
+      "the one this iotap was built for (iotap --version and iotap doctor list the kernels ready "
+      "here)")(
       "timeout",
       positive_number(
           kTimeoutOption,
@@ -124,7 +130,7 @@ bool attaches_to_provider_program(const TargetOptions& options, std::string_view
 std::string target_kernel_release(const TargetOptions& options) {
   switch (options.target) {
     case Target::kVm:
-      return config::kGuestKernel;
+      return guest_kernel_release(options);
     case Target::kSsh:
       return host_facts(options).release;
     case Target::kLocal:
@@ -245,7 +251,19 @@ void check_target_options(const TargetOptions& options) {
     throw UserError(
         "-x attaches to a process on this host, but --target vm traces inside a guest: use -c CMD");
   }
+  if (!options.guest_kernel.empty()) {
+    if (options.target != Target::kVm)
+      throw UserError("--guest-kernel chooses the kernel a --target vm guest boots; a " +
+                      target_text(options) +
+                      " run traces the kernel that machine runs: add --target vm or leave "
+                      "--guest-kernel out");
+    guest_kernel_release(options);  // refused now, before anything compiles or boots
+  }
   check_postgres_options(options);
+}
+
+std::string guest_kernel_release(const TargetOptions& options) {
+  return guest::resolve_guest_kernel(options.guest_kernel);
 }
 
 void check_guest_device(const TargetOptions& options, const std::string& device,

@@ -202,6 +202,8 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                stap::module_cache_dir(data_paths().cache + "/modules")};
   probe_the_traced_program(prepared.markers.exe, request);
   request.interrupts_off = script.interrupts_off;
+  request.kbuild_variables = stap::kbuild_variables(stap::kernel_headers(result.kernel_release));
+  request.tapset_dir = stap::adapted_tapset_dir(result.kernel_release);
   if (!options.module_path.empty()) return saved_module(request, options, work, sinks);
   if (saving) request.module_name = stap::stamped_module_name(stap::module_stamp(request));
   const std::string key = stap::module_key(request);

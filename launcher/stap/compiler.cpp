@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "iotap/config.h"
+#include "iotap/stap/build_failure.h"
 #include "iotap/stap/module_cache.h"
 #include "iotap/stap/script.h"
 #include "iotap/stap/stap_cache.h"
@@ -32,6 +33,7 @@ std::vector<std::string> stap_argv(const CompileRequest& request) {
   std::vector<std::string> argv{"stap", "-p4", "-m", request.module_name};
   if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
   if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
+  for (const auto& variable : request.kbuild_variables) argv.insert(argv.end(), {"-B", variable});
   for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
   argv.insert(argv.end(), {"-I", tapset_paths_dir(request.work_dir)});
   // stap 4.x runs handlers with interrupts enabled (INTERRUPTIBLE=1). A probe hit from an
@@ -115,6 +117,8 @@ std::string module_key(const CompileRequest& request) {
   for (auto& word : argv) {
     if (word.starts_with(request.work_dir)) word = "@work" + word.substr(request.work_dir.size());
   }
+  // Named by content (shared_runtime.h), like the runtime: the path is the tapsets' identity.
+  if (!request.tapset_dir.empty()) argv.push_back("SYSTEMTAP_TAPSET=" + request.tapset_dir);
   return module_cache_key({stap_version(), argv, request.script_name, request.script_text,
                            tapset_paths_text(request), tapset_dirs(), request.runtime_dir,
                            request.kernel_release});
@@ -148,6 +152,8 @@ CompiledModule compile_module(const CompileRequest& request, const std::string& 
   // stap's own build dir (and gcc's temp files) go inside iotap's private dir, so that whatever
   // stops the compile, removing that one dir removes them too.
   options.extra_env = {"TMPDIR=" + request.work_dir};
+  if (!request.tapset_dir.empty())
+    options.extra_env.push_back("SYSTEMTAP_TAPSET=" + request.tapset_dir);
   // stap runs make and gcc: in a group of their own they can be stopped together
   // (util/stop_signal.h), and a Ctrl-C on the terminal reaches iotap alone.
   options.new_process_group = true;
@@ -167,6 +173,11 @@ CompiledModule compile_module(const CompileRequest& request, const std::string& 
   filter.feed(result.err);
   filter.flush();
   if (!result.status.ok()) {
+    // A runtime that does not build is not the script's fault, and kbuild's hundreds of lines
+    // hide the one that says so.
+    const std::string runtime_failure = explain_runtime_build_failure(diagnostics);
+    if (!runtime_failure.empty())
+      throw UserError("stap could not compile " + request.script_name + ": " + runtime_failure);
     throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);
   }
   if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings

@@ -1,7 +1,9 @@
 // The changes iotap makes to SystemTap 4.8's runtime (runtime_adaptation.h), each with why and,
 // where upstream SystemTap made the same fix, the commit it mirrors. A change for a kernel API is
 // applied when the kernel's headers show that API, never by version number.
-#include "iotap/stap/runtime_adaptation.h"
+#include "runtime_changes.h"
+
+#include <utility>
 
 namespace iotap::stap {
 namespace {
@@ -117,14 +119,21 @@ RuntimeChange ctl_context_irqs_off() {
 }
 
 std::vector<RuntimeChange> make_changes() {
-  return {task_work_cancel_func(), relay_subbuf_tail(), module_probes_by_name(),
-          ctl_context_irqs_off()};
+  std::vector<RuntimeChange> changes{task_work_cancel_func(), relay_subbuf_tail(),
+                                     module_probes_by_name(), ctl_context_irqs_off()};
+  for (RuntimeChange& change : changes_for_newer_kernels()) changes.push_back(std::move(change));
+  return changes;
 }
 
 }  // namespace
 
 const std::vector<RuntimeChange>& runtime_changes() {
   static const std::vector<RuntimeChange> changes = make_changes();
+  return changes;
+}
+
+const std::vector<RuntimeChange>& tapset_changes() {
+  static const std::vector<RuntimeChange> changes = tapset_changes_for_newer_kernels();
   return changes;
 }
 

@@ -30,12 +30,21 @@ bool is_runtime_library_without_dwarf(std::string_view line) {
           line.find("/libstdc++.so") != std::string_view::npos);
 }
 
+// kbuild's objtool on a 6.12 kernel (IBT): stap's module keeps its .eh_frame for its own
+// unwinder, and each function that entry points to is "data relocation to !ENDBR", one line a
+// function (about 60 a module). Only indirect branches care, and nothing branches through
+// .eh_frame.
+bool is_objtool_eh_frame_endbr(std::string_view line) {
+  return line.find(": warning: objtool: .eh_frame+") != std::string_view::npos &&
+         line.find(": data relocation to !ENDBR: ") != std::string_view::npos;
+}
+
 }  // namespace
 
 bool is_known_noise(std::string_view line) {
   return line.starts_with("WARNING: Kernel function symbol table missing") ||
          line.starts_with("Tip: /usr/share/doc/systemtap/README.Debian") ||
-         is_runtime_library_without_dwarf(line) ||
+         is_runtime_library_without_dwarf(line) || is_objtool_eh_frame_endbr(line) ||
          // stap's tail after the warnings above, which say nothing without them
          line.starts_with("Number of similar warning messages suppressed: ") ||
          line.starts_with("Rerun with -v to see them.");

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/guest/shared_guest.h"
 #include "iotap/session/number_option.h"
 #include "iotap/session/parse_options.h"
@@ -68,6 +69,9 @@ int guest(Args args) {
           ->value_name("MIB")
           ->default_value(std::to_string(options.memory_mib)),
       "start: the guest's memory; runs take it when their --memory is the same")(
+      "guest-kernel", po::value(&options.kernel_release)->value_name("RELEASE"),
+      "start: the installed kernel it boots, a release or the start of one (6.12); runs take it "
+      "when their --guest-kernel names the same (default: the one iotap was built for)")(
       "idle-minutes",
       positive_number(kIdleMinutesOption, [&](uint64_t minutes) { idle_minutes = minutes; })
           ->value_name("N")
@@ -82,12 +86,14 @@ int guest(Args args) {
   if (options.dir.empty()) throw UserError("--dir needs a directory");
   if (action == "start") {
     options.idle = std::chrono::minutes(idle_minutes);
+    options.kernel_release = guest::resolve_guest_kernel(options.kernel_release);
     const guest::SharedGuestInfo info =
         guest::start_shared_guest(options, [](std::string_view phrase) {
           std::fprintf(stderr, "iotap: %.*s\n", static_cast<int>(phrase.size()), phrase.data());
         });
-    std::fprintf(stderr, "iotap: the guest runs (qemu pid %d, %u MiB); runs use it with:\n",
-                 info.pid, info.memory_mib);
+    std::fprintf(stderr,
+                 "iotap: the guest runs (qemu pid %d, %u MiB, kernel %s); runs use it with:\n",
+                 info.pid, info.memory_mib, info.kernel_release.c_str());
     // For eval: the directory quoted as sh reads it back.
     std::printf("export IOTAP_GUEST=%s\n", single_quoted(info.dir).c_str());
     return 0;
@@ -102,8 +108,9 @@ int guest(Args args) {
       std::printf("no guest runs at %s\n", options.dir.c_str());
       return 1;
     }
-    std::printf("a guest runs at %s: qemu pid %d, %u MiB, %u CPUs\n", info->dir.c_str(), info->pid,
-                info->memory_mib, info->cpus);
+    std::printf("a guest runs at %s: qemu pid %d, %u MiB, %u CPUs, kernel %s\n", info->dir.c_str(),
+                info->pid, info->memory_mib, info->cpus,
+                info->kernel_release.empty() ? "unknown" : info->kernel_release.c_str());
     return 0;
   }
   throw UserError(action.empty() ? "iotap guest needs an action: start, stop or status"

@@ -1,13 +1,15 @@
-// `stap_for_guest [--kernel-symbols] ARGS...` runs `stap -r KERNEL -R RUNTIME ARGS...` (the stap
-// CMake found) with what iotap itself gives stap for a guest: the guest kernel or its tree
-// (runner/kernel_tree.h; --kernel-symbols: a script that needs the kernel's symbol table) and
-// the adapted runtime (stap/shared_runtime.h). stap keys its cache by those paths, so the stap
-// tier's compiles and iotap's share one cache: the kernel's configuration probe and the
+// `stap_for_guest [--guest-kernel RELEASE] [--kernel-symbols] ARGS...` runs `stap -r KERNEL -R
+// RUNTIME [-B VAR]... ARGS...` (the stap CMake found) with what iotap itself gives stap for a
+// guest: the guest kernel (the default one, or RELEASE) or its tree (runner/kernel_tree.h;
+// --kernel-symbols: a script that needs the kernel's symbol table), the runtime adapted to it
+// and its kbuild variables (stap/runtime_adaptation.h). stap keys its cache by those paths, so the
+// stap tier's compiles and iotap's share one cache: the kernel's configuration probe and the
 // tracepoint queries are made once, not once per tier.
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -31,14 +33,31 @@ std::string kallsyms_not_read() {
 
 int main(int argc, char** argv) try {
   int first = 1;
-  const bool kernel_symbols = argc > 1 && std::string_view(argv[1]) == "--kernel-symbols";
-  if (kernel_symbols) ++first;
+  bool kernel_symbols = false;
+  std::string release = iotap::config::kGuestKernel;
+  for (; first < argc; ++first) {
+    const std::string_view word = argv[first];
+    if (word == "--kernel-symbols") {
+      kernel_symbols = true;
+    } else if (word == "--guest-kernel" && first + 1 < argc) {
+      release = argv[++first];
+    } else {
+      break;
+    }
+  }
   const std::string kernel = iotap::runner::guest_compile_kernel(
-      iotap::config::kGuestKernel, kernel_symbols, kallsyms_not_read,
-      iotap::runner::guest_kernel_trees_dir());
-  std::vector<std::string> words{STAP_EXECUTABLE, "-r", kernel, "-R",
-                                 iotap::stap::guest_runtime_dir()};
+      release, kernel_symbols, kallsyms_not_read, iotap::runner::guest_kernel_trees_dir());
+  const std::string runtime = iotap::stap::adapted_runtime_dir(release);
+  if (runtime.empty())
+    throw iotap::UserError("kernel " + release + " has no headers here (linux-headers-" + release +
+                           ")");
+  std::vector<std::string> words{STAP_EXECUTABLE, "-r", kernel, "-R", runtime};
+  for (const std::string& variable :
+       iotap::stap::kbuild_variables(iotap::stap::kernel_headers(release)))
+    words.insert(words.end(), {"-B", variable});
   for (int i = first; i < argc; ++i) words.emplace_back(argv[i]);
+  const std::string tapsets = iotap::stap::adapted_tapset_dir(release);
+  if (!tapsets.empty()) ::setenv("SYSTEMTAP_TAPSET", tapsets.c_str(), 1);
   std::vector<char*> stap_argv;
   stap_argv.reserve(words.size() + 1);
   for (auto& word : words) stap_argv.push_back(word.data());

@@ -21,6 +21,8 @@ add_dependencies(stapio_drain_test fake_stapio stapio_drain stapio_drain_user_pr
 iotap_unit_test(control_protocol_test
   SOURCES runner/control_protocol_test.cpp runner/postgres_stats_test.cpp LIBS iotap_runner)
 iotap_unit_test(accelerator_test SOURCES guest/accelerator_test.cpp LIBS iotap_guest)
+# Which kernel --guest-kernel names, and what each installed kernel has (guest/guest_kernels.h).
+iotap_unit_test(guest_kernels_test SOURCES guest/guest_kernels_test.cpp LIBS iotap_guest)
 # What a failed guest's console says went wrong (guest/guest_logs.h).
 iotap_unit_test(guest_logs_test SOURCES guest/guest_logs_test.cpp LIBS iotap_guest)
 target_compile_definitions(guest_logs_test PRIVATE
@@ -42,6 +44,7 @@ iotap_unit_test(stap_test
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
     stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
     stap/shared_runtime_test.cpp stap/module_stamp_test.cpp stap/runtime_adaptation_test.cpp
+    stap/runtime_compat_newer_test.cpp stap/build_failure_test.cpp
   LIBS iotap_stap iotap_runner)
 # A module --save-module made elsewhere, stood in for by an object with a .modinfo.
 add_library(fake_module OBJECT stap/fake_module.c)
@@ -49,7 +52,9 @@ target_compile_definitions(stap_test PRIVATE FAKE_MODULE="$<TARGET_OBJECTS:fake_
   TEST_PROGRAM="$<TARGET_FILE:stap_test>")
 add_dependencies(stap_test fake_module)
 target_compile_definitions(stap_test PRIVATE
-  SYSTEM_STAP_RUNTIME_DIR="${IOTAP_SYSTEM_STAP_RUNTIME}" GUEST_KERNEL="${IOTAP_GUEST_KERNEL}")
+  SYSTEM_STAP_RUNTIME_DIR="${IOTAP_SYSTEM_STAP_RUNTIME}" GUEST_KERNEL="${IOTAP_GUEST_KERNEL}"
+  SECOND_GUEST_KERNEL="${IOTAP_SECOND_GUEST_KERNEL}"
+  UNIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
 # -c's words: cut as sh quotes them, quoted back so that staprun's wordexp(3) returns them.
 iotap_unit_test(shell_words_test SOURCES util/shell_words_test.cpp util/lines_test.cpp
   LIBS iotap_util)
@@ -110,6 +115,9 @@ iotap_cli_test(cli_fleet_record 2 "iotap: iotap record writes one recording: wit
 iotap_cli_test(cli_fleet_same_host_twice 2 "iotap: ssh://root@a:22 names a host given before: each host once" diagnose --target ssh://a --target ssh://root@a:22 -c true)
 iotap_cli_test(cli_fleet_mixed_targets 2 "iotap: --target vm among several --target ssh:// hosts: a fleet is ssh:// hosts only" diagnose --target ssh://a --target vm --target ssh://b -c true)
 iotap_cli_test(cli_fleet_verb_traces_nothing 2 "iotap: iotap probes traces nothing: several --target ssh:// hosts are for the tracing verbs" probes --target ssh://a --target ssh://b)
+# --guest-kernel (guest/guest_kernels.h): only with --target vm, and a kernel installed here.
+iotap_cli_test(cli_guest_kernel_without_vm 2 "^iotap: --guest-kernel chooses the kernel a --target vm guest boots; a local run traces the kernel that machine runs: add --target vm or leave --guest-kernel out\n$" run ${iotime} --guest-kernel 6.12)
+iotap_cli_test(cli_guest_kernel_not_installed 2 "^iotap: --guest-kernel 5.10: no installed kernel is 5.10 \\(installed: [^\n]*${IOTAP_GUEST_KERNEL}[^\n]*\\); install one \\(linux-image-6.12-cloud-amd64 and linux-headers-6.12-cloud-amd64 for 6.12; ./setup.sh installs both series\\)\n$" run ${iotime} --target vm --guest-kernel 5.10)
 iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
 # --postgres (session/postgres_options.h): a guest's, on a stack, and its companions with it.
 iotap_cli_test(cli_postgres_on_local 2 "^iotap: --postgres starts PostgreSQL in a guest: add --target vm \\(on this machine or an ssh:// host, trace the server already running there: -c 'psql ...' or -x PID\\)\n$" run ${iotime} --postgres --sql "SELECT 1")

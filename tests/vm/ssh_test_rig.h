@@ -255,7 +255,11 @@ inline void expect_dm0_slow_as_the_kernel_counts_it(const Json& result) {
   EXPECT_EQ(kernel["reads"], (*dm0)["ios"]);
   EXPECT_NEAR(kernel["read_mean_us"].get<double>(), (*dm0)["latency_us"]["mean"].get<double>(),
               4000);
-  EXPECT_GE((*dm0)["latency_us"]["mean"].get<double>(), 20'000);
+  // dm-delay releases a bio once jiffies reach its expiry, set in whole jiffies from when it
+  // came: a 20 ms delay is 16-20 ms plus the release's own latency. 6.1's timer and workqueue
+  // added more than the jiffy back; 6.12's worker thread (6.9, for delays under 50 ms) polls, and
+  // a mean of 19.2 ms was measured. The floor is one jiffy (4 ms at both kernels' HZ=250) under.
+  EXPECT_GE((*dm0)["latency_us"]["mean"].get<double>(), 20'000 - 4'000);
 }
 
 }  // namespace iotap::test

@@ -18,8 +18,10 @@ namespace fs = std::filesystem;
 
 // The files a case may have. Any other file without a '.' in its name is a misspelling of one;
 // files with one (my.stp) are the case's own data.
-constexpr std::array<const char*, 10> kFiles{"command", "stack", "env",      "exit",    "stdout",
-                                             "stderr",  "json",  "requires", "timeout", "labels"};
+// `timeout`, `labels` and `kernels` are read by CMake (tests/runtime/CMakeLists.txt).
+constexpr std::array<const char*, 11> kFiles{"command", "stack",  "env",    "exit",
+                                             "stdout",  "stderr", "json",   "requires",
+                                             "timeout", "labels", "kernels"};
 
 std::string with_placeholders(std::string text, const Placeholders& placeholders) {
   for (const auto& [name, value] : placeholders) {

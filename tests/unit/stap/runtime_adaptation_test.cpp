@@ -88,7 +88,66 @@ TEST(RuntimeChanges, EachIsNamedOnceSaysWhereItComesFromAndReplacesSomething) {
     EXPECT_FALSE(change.replacements.empty()) << change.name;
     for (const auto& r : change.replacements) EXPECT_NE(r.from, r.to) << change.name;
   }
-  EXPECT_GE(names.size(), 4U);
+  EXPECT_GE(names.size(), 16U);
+}
+
+// Makefile.extrawarn as 6.1 has it (the warnings under W=1) and as 6.12 has it (always on), cut
+// to the lines that decide.
+constexpr const char* kExtrawarn61 =
+    "KBUILD_CFLAGS += -Wall\n"
+    "ifneq ($(findstring 1, $(KBUILD_EXTRA_WARN)),)\n"
+    "KBUILD_CFLAGS += -Wextra -Wunused -Wno-unused-parameter\n"
+    "KBUILD_CFLAGS += -Wmissing-declarations\n"
+    "KBUILD_CFLAGS += -Wmissing-prototypes\n"
+    "endif\n";
+constexpr const char* kExtrawarn612 =
+    "# Default set of warnings, always enabled\n"
+    "KBUILD_CFLAGS += -Wall\n"
+    "KBUILD_CFLAGS += -Wextra\n"
+    "KBUILD_CFLAGS += $(call cc-disable-warning, frame-address)\n"
+    "KBUILD_CFLAGS += -Wmissing-declarations\n"
+    "KBUILD_CFLAGS += -Wmissing-prototypes\n"
+    "ifneq ($(CONFIG_FRAME_WARN),0)\n"
+    "KBUILD_CFLAGS += -Wframe-larger-than=$(CONFIG_FRAME_WARN)\n"
+    "endif\n"
+    "ifneq ($(findstring 1, $(KBUILD_EXTRA_WARN)),)\n"
+    "KBUILD_CFLAGS += -Wold-style-definition\n"
+    "endif\n";
+
+TEST(KbuildWarnings, OnlyTheWarningsOutsideEveryConditionalAreAlwaysOn) {
+  EXPECT_EQ(always_on_warnings(kExtrawarn61), (std::vector<std::string>{"-Wall"}));
+  EXPECT_EQ(always_on_warnings(kExtrawarn612),
+            (std::vector<std::string>{"-Wall", "-Wextra", "-Wmissing-declarations",
+                                      "-Wmissing-prototypes"}));
+}
+
+TEST(KbuildWarnings, TheVariablesSilenceWhatTheKbuildTurnsOnAndNothingElse) {
+  KernelHeaders headers;
+  EXPECT_TRUE(kbuild_variables(headers).empty());
+  headers.always_on_warnings = always_on_warnings(kExtrawarn612);
+  EXPECT_EQ(kbuild_variables(headers),
+            (std::vector<std::string>{"KCFLAGS=-Wno-missing-prototypes -Wno-missing-declarations "
+                                      "-Wno-old-style-declaration"}));
+  headers.always_on_warnings = {"-Wextra"};
+  EXPECT_EQ(kbuild_variables(headers),
+            (std::vector<std::string>{"KCFLAGS=-Wno-old-style-declaration"}));
+}
+
+TEST_F(RuntimeAdaptationTest, ArgsHsCountArgsDropsWerrorForTracepointQueriesOnly) {
+  write_file(include_ + "/linux/args.h", "#define COUNT_ARGS(X...) __COUNT_ARGS(, ##X, 1, 0)\n");
+  EXPECT_EQ(
+      kbuild_variables(KernelHeaders{{include_}}),
+      (std::vector<std::string>{"CFLAGS_MODULE=$(if $(findstring tracequery,$(M)),-Wno-error)"}));
+}
+
+TEST_F(RuntimeAdaptationTest, AChangeForAKbuildWarningNeedsItOn) {
+  kernel_header("cancel_func\n");
+  changes_[0].when_kbuild_warns = {"-Wextra"};
+  EXPECT_EQ(adapt(changes_), (std::vector<std::string>{}));
+  fs::remove_all(copy_);
+  EXPECT_EQ(
+      adapt_runtime(runtime_, KernelHeaders{{include_}, {"-Wall", "-Wextra"}}, copy_, changes_),
+      (std::vector<std::string>{"renamed"}));
 }
 
 }  // namespace

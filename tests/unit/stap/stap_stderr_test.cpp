@@ -54,6 +54,17 @@ TEST(StapStderr, TheCxxRuntimesMissingDwarfIsNoise) {
       "WARNING: cannot find module /home/me/prog debuginfo: No DWARF information found"));
 }
 
+// Recorded from a module compiled for 6.12.117+deb12-cloud-amd64 (IBT): one such line a function
+// of the module; objtool's other warnings still reach the user.
+TEST(StapStderr, ObjtoolsEhFrameEndbrLinesAreNoise) {
+  EXPECT_TRUE(is_known_noise(
+      "/tmp/iotap-run.1459.Xjrsj6/staprPSauZ/iotap.o: warning: objtool: .eh_frame+0xde8: data "
+      "relocation to !ENDBR: _stp_softerror+0x0"));
+  EXPECT_FALSE(is_known_noise(
+      "/tmp/iotap-run.1459.Xjrsj6/staprPSauZ/iotap.o: warning: objtool: probe_1234+0x12: "
+      "unreachable instruction"));
+}
+
 TEST(StapStderr, ColourEscapesAreDropped) {
   std::string forwarded;
   StapStderr filter([&](std::string_view line) { forwarded += line; });

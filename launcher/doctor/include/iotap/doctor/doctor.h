@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/guest/guest_memory.h"
 #include "iotap/guest/guest_requirements.h"
 #include "iotap/remote/ssh_target.h"
@@ -47,6 +48,8 @@ struct MachineFacts {
   std::string runtime_problem;               // why it could not be adapted; empty: it was
   std::string guest_debuginfo;               // its vmlinux with DWARF; empty: not installed
   std::string guest_debuginfo_hint;          // how to install it
+  // Every kernel installed here, newest first: what --guest-kernel can name.
+  std::vector<guest::InstalledKernel> installed_kernels;
   std::vector<guest::HostProgram> guest_programs;
   std::string postgres_server;  // PostgreSQL 15's, for --postgres; empty: not installed
   std::optional<unsigned long> memory_available_mib;  // /proc/meminfo's MemAvailable

@@ -15,9 +15,13 @@ struct VmRun;
 
 class GuestRunner final : public runner::Runner {
  public:
-  GuestRunner(std::optional<stack_spec::StackPlan> stack, unsigned memory_mib,
+  // `release`: the kernel the guest boots (guest_kernels.h's resolve_guest_kernel).
+  GuestRunner(std::string release, std::optional<stack_spec::StackPlan> stack, unsigned memory_mib,
               std::optional<PostgresRun> postgres = std::nullopt)
-      : stack_(std::move(stack)), memory_mib_(memory_mib), postgres_(std::move(postgres)) {}
+      : release_(std::move(release)),
+        stack_(std::move(stack)),
+        memory_mib_(memory_mib),
+        postgres_(std::move(postgres)) {}
 
   [[nodiscard]] std::string kernel_release() const override;
   void check_programs(const std::vector<std::string>& programs,
@@ -31,12 +35,13 @@ class GuestRunner final : public runner::Runner {
  private:
   void add_postgres(VmRun& run) const;
 
+  std::string release_;
   std::optional<stack_spec::StackPlan> stack_;
   unsigned memory_mib_;
   std::optional<PostgresRun> postgres_;  // --postgres
 };
 
-// The guest kernel's symbol table, read by booting the guest once without a module.
-std::string harvest_guest_kallsyms(const runner::StatusSink& status);
+// The symbol table of guest kernel `release`, read by booting a guest once without a module.
+std::string harvest_guest_kallsyms(const std::string& release, const runner::StatusSink& status);
 
 }  // namespace iotap::guest

@@ -23,6 +23,7 @@ struct SharedGuestOptions {
   // It powers itself off after this long without a run: a forgotten guest does not hold its
   // memory for ever.
   std::chrono::minutes idle{30};
+  std::string kernel_release;  // the kernel it boots (guest_kernels.h); empty: the default
 };
 
 struct SharedGuestInfo {
@@ -31,7 +32,8 @@ struct SharedGuestInfo {
   unsigned memory_mib = 0;
   unsigned cpus = 0;
   std::chrono::minutes idle{30};
-  std::string initrd;  // the base image it booted: a run needs the same one
+  std::string initrd;          // the base image it booted: a run needs the same one
+  std::string kernel_release;  // the kernel it booted: a run needs the same one
 };
 
 // $XDG_RUNTIME_DIR/iotap-guest, else /tmp/iotap-guest-UID.

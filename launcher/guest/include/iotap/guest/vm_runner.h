@@ -21,6 +21,8 @@
 namespace iotap::guest {
 
 struct VmRun {
+  // The kernel the guest boots; empty: the default (guest_kernels.h's resolve_guest_kernel).
+  std::string kernel_release;
   std::string module_path;  // the .ko compiled for the guest kernel; empty: only kernel_symbols
   // When set, it makes module_path, called once a guest booted for the run is on its way: the
   // compile overlaps the boot. What it throws ends the run, and the guest goes.
@@ -86,10 +88,11 @@ struct VmResult {
   std::optional<runner::PostgresStats> postgres;
 };
 
-// Checks, before anything slow, what would otherwise fail only at boot: qemu and the guest
-// kernel are installed, the sockets' paths under TMPDIR fit in a unix socket address, and
+// Checks, before anything slow, what would otherwise fail only at boot: qemu and guest kernel
+// `release` are installed, the sockets' paths under TMPDIR fit in a unix socket address, and
 // memory_mib holds the initramfs with `programs` (and a compiled module) in it. Throws UserError.
-void check_vm_run(unsigned memory_mib, const std::vector<std::string>& programs,
+void check_vm_run(const std::string& release, unsigned memory_mib,
+                  const std::vector<std::string>& programs,
                   const std::vector<std::string>& files = {});
 
 // Whether the guest runs under software emulation (TCG): no usable /dev/kvm on this host.

@@ -57,8 +57,8 @@ struct LocalOptions {
   std::string module_path;   // --module: a module saved elsewhere, run instead of compiling
   bool save_module = false;  // --save-module: compile only, for `release`
   // --save-module --for-kernel R (not this machine's) for a script that needs the kernel's
-  // symbols to compile: the table of the guest's kernel, when R is the guest's.
-  std::function<std::string(const runner::StatusSink&)> guest_kallsyms;
+  // symbols to compile: the table read by booting R in a guest, when R is installed here.
+  std::function<std::string(const std::string& release, const runner::StatusSink&)> guest_kallsyms;
 };
 
 class LocalRunner final : public runner::Runner {

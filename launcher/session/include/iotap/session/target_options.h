@@ -43,6 +43,9 @@ struct TargetOptions {
   std::string stack_text;  // --stack, as typed
   unsigned timeout_seconds = 0;
   unsigned memory_mib = guest::kDefaultMemoryMib;
+  // --guest-kernel as typed: a release or a prefix of an installed one; empty: the default
+  // (config::kGuestKernel). guest_kernel_release() resolves it.
+  std::string guest_kernel;
   // A module made on another machine (--save-module there), run here instead of compiling.
   std::string module_path;       // --module
   std::string save_module_path;  // --save-module: compile only, write the module there
@@ -62,7 +65,8 @@ inline constexpr NumberOption kMemoryOption{"--memory", "a positive number of Mi
 inline constexpr NumberOption kPidOption{"-x", "a process id (a positive number)", "",
                                          4'194'304};  // the kernel's PID_MAX_LIMIT
 
-// Adds -c, -x, -o, --json, --target, --stack, --timeout, --memory, --module, --save-module,
+// Adds -c, -x, -o, --json, --target, --stack, --guest-kernel, --timeout, --memory, --module,
+// --save-module,
 // --for-kernel and the --postgres options (session/postgres_options.h) to `description`.
 void add_target_options(boost::program_options::options_description& description,
                         TargetOptions& options, const std::string& default_target);
@@ -74,6 +78,10 @@ void check_target_options(const TargetOptions& options);
 // --target ssh://, --for-kernel's with --save-module, else this machine's.
 std::string target_kernel_release(const TargetOptions& options);
 
+// The kernel a --target vm guest boots: --guest-kernel resolved among the installed kernels
+// (guest/guest_kernels.h), else the default. UserError when it names none, several, or one not
+// ready.
+std::string guest_kernel_release(const TargetOptions& options);
 // --target as it was given: "local", "vm" or "ssh://...".
 std::string target_text(const TargetOptions& options);
 

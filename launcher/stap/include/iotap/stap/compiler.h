@@ -35,6 +35,12 @@ struct CompileRequest {
   // (-D INTERRUPTIBLE=0, unless stap_options set INTERRUPTIBLE), so that no interrupt's probe hit
   // is dropped uncounted. Off (a user's script): stap's own default, and its statement budgets.
   bool interrupts_off = false;
+  // Make variables for `stap -B` that kernel's kbuild needs for 4.8's generated C
+  // (runtime_adaptation.h's kbuild_variables); empty for a kernel 4.8 knows.
+  std::vector<std::string> kbuild_variables{};
+  // SystemTap's tapsets adapted to that kernel (runtime_adaptation.h's adapted_tapset_dir), for
+  // stap's SYSTEMTAP_TAPSET; empty: stap's own.
+  std::string tapset_dir{};
 };
 
 struct CompiledModule {

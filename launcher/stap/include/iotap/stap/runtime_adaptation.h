@@ -36,21 +36,42 @@ struct RuntimeChange {
   std::string upstream;          // the SystemTap commit it mirrors, or why it is iotap's own
   std::vector<HeaderFact> when;  // all must hold; none: always applied
   std::vector<RuntimeReplacement> replacements;
+  // Warnings kbuild turns on for every module (e.g. "-Wextra", 6.8+ without W=1) that this
+  // change answers; all must be on. None: the headers alone decide.
+  std::vector<std::string> when_kbuild_warns{};
 };
 
 // Every change iotap knows (runtime_changes.cpp), in the order they are applied.
 const std::vector<RuntimeChange>& runtime_changes();
 
-// A kernel's headers as a module build sees them: include directories searched in order.
+// The changes to SystemTap's own tapsets (/usr/share/systemtap/tapset) that a kernel's headers
+// call for (runtime_changes_newer_kernels.cpp): files relative to the tapset directory.
+const std::vector<RuntimeChange>& tapset_changes();
+
+// A kernel's headers as a module build sees them: include directories searched in order, and
+// the warnings kbuild turns on for every module whatever W= says.
 struct KernelHeaders {
   std::vector<std::string> include_dirs;
+  std::vector<std::string> always_on_warnings{};  // e.g. "-Wextra", "-Wmissing-prototypes"
   // The header's text from the first directory that has it; "" when none does.
   [[nodiscard]] std::string text(const std::string& header) const;
+  [[nodiscard]] bool warns(const std::string& flag) const;
 };
 
 // /lib/modules/RELEASE/build/include, its arch/x86/include, and /lib/modules/RELEASE/source/include
-// (Debian splits them); no directories when the release has no headers installed.
+// (Debian splits them), and the build tree's scripts/Makefile.extrawarn; no directories when the
+// release has no headers installed.
 KernelHeaders kernel_headers(const std::string& release);
+
+// The -W flags a Makefile.extrawarn's text adds to KBUILD_CFLAGS outside any conditional (6.1
+// adds -Wextra only under W=1; 6.8+ always), in order.
+std::vector<std::string> always_on_warnings(const std::string& extrawarn_text);
+
+// Make variables for stap's `-B` that let SystemTap 4.8's generated C (its autoconf probes, the
+// module's translated code, its tracepoint query modules) build with this kernel's kbuild, where
+// the fix cannot be a runtime change: e.g. "KCFLAGS=-Wno-missing-prototypes ...". Empty for a
+// kernel whose kbuild 4.8 knows (6.1).
+std::vector<std::string> kbuild_variables(const KernelHeaders& headers);
 
 // Whether `change` applies to the kernel with these headers.
 bool change_applies(const RuntimeChange& change, const KernelHeaders& headers);
@@ -70,5 +91,10 @@ std::string adapted_runtime_dir(const std::string& release);
 
 // adapted_runtime_dir() for the guest kernel this iotap boots: what `stap -R` gets for a guest.
 std::string guest_runtime_dir();
+
+// SystemTap's tapsets adapted to `release` (tapset_changes()), shared by content like the
+// runtime, for stap's SYSTEMTAP_TAPSET; "" when no change applies (stap reads its own, as for
+// 6.1) or the release has no headers here.
+std::string adapted_tapset_dir(const std::string& release);
 
 }  // namespace iotap::stap
