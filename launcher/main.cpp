@@ -47,18 +47,26 @@ void print_usage(std::FILE* out) {
 // thing to rule out when a run misbehaves.
 void print_version() {
   const iotap::DataPaths& paths = iotap::data_paths();
-  const std::string_view kernel = iotap::config::kGuestKernel;
+  // The kernel a --target vm run boots: the build's, or $IOTAP_GUEST_KERNEL's.
+  std::string kernel = iotap::config::kGuestKernel;
+  std::string kernel_problem;
+  try {
+    kernel = iotap::guest::resolve_guest_kernel("");
+  } catch (const iotap::UserError& error) {
+    kernel_problem = error.what();
+  }
   std::printf("iotap " IOTAP_VERSION " (%s)\n", paths.installed ? "installed" : "build tree");
+  if (!kernel_problem.empty()) std::printf("IOTAP_GUEST_KERNEL: %s\n", kernel_problem.c_str());
   std::printf("tapsets:      %s\n", paths.tapsets.c_str());
   std::printf("examples:     %s\n", paths.examples.c_str());
   std::printf("guest init:   %s\n", paths.guest_init.c_str());
   std::printf("cache:        %s\n", paths.cache.c_str());
   std::printf("guest kernel: %s\n", kernel.empty()
                                         ? "none (configured without one: --target vm cannot run)"
-                                        : std::string(kernel).c_str());
+                                        : kernel.c_str());
   if (kernel.empty()) return;
   // kernel.function(), module().function(), $vars and @cast in the guest need it.
-  const std::string release(kernel);
+  const std::string& release = kernel;
   const auto debuginfo = iotap::runner::find_kernel_debuginfo(release);
   std::printf("debuginfo:    %s\n",
               debuginfo ? debuginfo->vmlinux.c_str()

@@ -175,7 +175,13 @@ CompiledModule compile_module(const CompileRequest& request, const std::string& 
   if (!result.status.ok()) {
     // A runtime that does not build is not the script's fault, and kbuild's hundreds of lines
     // hide the one that says so.
-    const std::string runtime_failure = explain_runtime_build_failure(diagnostics);
+    // Not when the user's -D or guru-mode C could have broken the runtime's build instead.
+    const bool user_changed_build =
+        std::ranges::any_of(request.stap_options, [](const std::string& word) {
+          return word.starts_with("-D") || word == "-g" || word == "--guru-mode";
+        });
+    const std::string runtime_failure =
+        user_changed_build ? std::string() : explain_runtime_build_failure(diagnostics);
     if (!runtime_failure.empty())
       throw UserError("stap could not compile " + request.script_name + ": " + runtime_failure);
     throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);

@@ -44,7 +44,8 @@ namespace {
 constexpr const char* kIncidentStack = "raid0(ram*7, delay(ram, 50ms))";
 constexpr const char* kWorkload = "block_hasher -d __DEV__ -b 1048576 -t 8 -n 64 --direct";
 
-constexpr const char* kDemoHelp = R"(usage: iotap demo [--stack SPEC] [--json]
+constexpr const char* kDemoHelp =
+    R"(usage: iotap demo [--stack SPEC] [--guest-kernel RELEASE] [--json]
 
 The incident iotap is built around, in a throwaway qemu guest: a striped md raid0 of eight ram
 disks in which one member sits behind a dm-delay target. block_hasher reads the array with 8
@@ -114,8 +115,11 @@ int demo(Args args) {
   po::options_description visible;
   visible.add_options()("help,h", "show this help")(
       "stack", po::value(&options.stack_text)->value_name("SPEC")->default_value(kIncidentStack),
-      "the stack to build in the guest")("json", po::bool_switch(&options.json),
-                                         "print one JSON object on stdout instead of text")(
+      "the stack to build in the guest")(
+      "guest-kernel", po::value(&options.guest_kernel)->value_name("RELEASE"),
+      "the installed kernel the guest boots, as a release or the start of one (6.12); default: "
+      "$IOTAP_GUEST_KERNEL, else the one iotap was built for")(
+      "json", po::bool_switch(&options.json), "print one JSON object on stdout instead of text")(
       "timeout",
       positive_number(
           kTimeoutOption,
@@ -123,6 +127,8 @@ int demo(Args args) {
           ->value_name("SECONDS"),
       "stop the run after SECONDS");
   if (!parse_options(args, visible, kDemoHelp)) return 0;
+  // Refused before the banner: a bad --guest-kernel or --stack prints nothing else.
+  session::check_target_options(options);
 
   const std::string script = data_paths().examples + "/iotime.stp";
   std::string output;

@@ -118,6 +118,7 @@ iotap_cli_test(cli_fleet_verb_traces_nothing 2 "iotap: iotap probes traces nothi
 # --guest-kernel (guest/guest_kernels.h): only with --target vm, and a kernel installed here.
 iotap_cli_test(cli_guest_kernel_without_vm 2 "^iotap: --guest-kernel chooses the kernel a --target vm guest boots; a local run traces the kernel that machine runs: add --target vm or leave --guest-kernel out\n$" run ${iotime} --guest-kernel 6.12)
 iotap_cli_test(cli_guest_kernel_not_installed 2 "^iotap: --guest-kernel 5.10: no installed kernel is 5.10 \\(installed: [^\n]*${IOTAP_GUEST_KERNEL}[^\n]*\\); install one \\(linux-image-6.12-cloud-amd64 and linux-headers-6.12-cloud-amd64 for 6.12; ./setup.sh installs both series\\)\n$" run ${iotime} --target vm --guest-kernel 5.10)
+iotap_cli_test(cli_demo_guest_kernel_not_installed 2 "^iotap: --guest-kernel 5.10: no installed kernel is 5.10 " demo --guest-kernel 5.10)
 iotap_cli_test(cli_run_stack_without_vm 2 "--stack builds md/dm devices in a guest: add --target vm" run ${iotime} --stack "raid0(ram*2)")
 # --postgres (session/postgres_options.h): a guest's, on a stack, and its companions with it.
 iotap_cli_test(cli_postgres_on_local 2 "^iotap: --postgres starts PostgreSQL in a guest: add --target vm \\(on this machine or an ssh:// host, trace the server already running there: -c 'psql ...' or -x PID\\)\n$" run ${iotime} --postgres --sql "SELECT 1")
