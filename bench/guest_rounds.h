@@ -47,9 +47,10 @@ inline stap::CompileRequest guest_compile_request(std::string script_text,
   request.script_text = std::move(script_text);
   request.script_name = script_name;
   request.kernel_release = kernel;
-  request.runtime_dir = stap::guest_runtime_dir();
-  request.kbuild_variables = stap::kbuild_variables(stap::kernel_headers(config::kGuestKernel));
-  request.tapset_dir = stap::adapted_tapset_dir(config::kGuestKernel);
+  stap::KernelAdaptation adaptation = stap::adapt_for_kernel(config::kGuestKernel);
+  request.runtime_dir = std::move(adaptation.runtime_dir);
+  request.kbuild_variables = std::move(adaptation.kbuild_variables);
+  request.tapset_dir = std::move(adaptation.tapset_dir);
   request.work_dir = work_dir;
   request.module_cache_dir = stap::module_cache_dir(data_paths().cache + "/modules");
   return request;

@@ -189,7 +189,8 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
   const auto compile_start = Clock::now();
   // SystemTap's runtime adapted to the module's kernel, whichever the target: the guest, a
   // host, or a --save-module for a machine running it.
-  const std::string runtime_dir = stap::adapted_runtime_dir(result.kernel_release);
+  const stap::KernelAdaptation adaptation = stap::adapt_for_kernel(result.kernel_release);
+  const std::string& runtime_dir = adaptation.runtime_dir;
   const std::string script_name = std::filesystem::path(script.path).filename().string();
   stap::CompileRequest request{prepared.script_text,
                                script.path,
@@ -202,8 +203,8 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
                                stap::module_cache_dir(data_paths().cache + "/modules")};
   probe_the_traced_program(prepared.markers.exe, request);
   request.interrupts_off = script.interrupts_off;
-  request.kbuild_variables = stap::kbuild_variables(stap::kernel_headers(result.kernel_release));
-  request.tapset_dir = stap::adapted_tapset_dir(result.kernel_release);
+  request.kbuild_variables = adaptation.kbuild_variables;
+  request.tapset_dir = adaptation.tapset_dir;
   if (!options.module_path.empty()) return saved_module(request, options, work, sinks);
   if (saving) request.module_name = stap::stamped_module_name(stap::module_stamp(request));
   const std::string key = stap::module_key(request);

@@ -151,16 +151,16 @@ std::string adapted_copy(const std::string& system, const std::vector<RuntimeCha
 
 }  // namespace
 
-std::string adapted_runtime_dir(const std::string& release) {
-  const KernelHeaders headers = kernel_headers(release);
+namespace {
+
+std::string runtime_copy(const std::string& release, const KernelHeaders& headers) {
   std::error_code error;
   if (headers.include_dirs.empty() || !fs::is_directory(config::kSystemStapRuntimeDir, error))
     return {};
   return adapted_copy(config::kSystemStapRuntimeDir, runtime_changes(), release, headers);
 }
 
-std::string adapted_tapset_dir(const std::string& release) {
-  const KernelHeaders headers = kernel_headers(release);
+std::string tapset_copy(const std::string& release, const KernelHeaders& headers) {
   const std::string system =
       (fs::path(config::kSystemStapRuntimeDir).parent_path() / "tapset").string();
   std::error_code error;
@@ -172,8 +172,15 @@ std::string adapted_tapset_dir(const std::string& release) {
   return adapted_copy(system, tapset_changes(), release, headers);
 }
 
-std::string guest_runtime_dir() {
-  return adapted_runtime_dir(config::kGuestKernel);
+}  // namespace
+
+std::string adapted_runtime_dir(const std::string& release) {
+  return runtime_copy(release, kernel_headers(release));
+}
+
+KernelAdaptation adapt_for_kernel(const std::string& release) {
+  const KernelHeaders headers = kernel_headers(release);
+  return {runtime_copy(release, headers), kbuild_variables(headers), tapset_copy(release, headers)};
 }
 
 }  // namespace iotap::stap

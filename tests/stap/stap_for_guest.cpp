@@ -47,17 +47,16 @@ int main(int argc, char** argv) try {
   }
   const std::string kernel = iotap::runner::guest_compile_kernel(
       release, kernel_symbols, kallsyms_not_read, iotap::runner::guest_kernel_trees_dir());
-  const std::string runtime = iotap::stap::adapted_runtime_dir(release);
-  if (runtime.empty())
+  const iotap::stap::KernelAdaptation adaptation = iotap::stap::adapt_for_kernel(release);
+  if (adaptation.runtime_dir.empty())
     throw iotap::UserError("kernel " + release + " has no headers here (linux-headers-" + release +
                            ")");
-  std::vector<std::string> words{STAP_EXECUTABLE, "-r", kernel, "-R", runtime};
-  for (const std::string& variable :
-       iotap::stap::kbuild_variables(iotap::stap::kernel_headers(release)))
+  std::vector<std::string> words{STAP_EXECUTABLE, "-r", kernel, "-R", adaptation.runtime_dir};
+  for (const std::string& variable : adaptation.kbuild_variables)
     words.insert(words.end(), {"-B", variable});
   for (int i = first; i < argc; ++i) words.emplace_back(argv[i]);
-  const std::string tapsets = iotap::stap::adapted_tapset_dir(release);
-  if (!tapsets.empty()) ::setenv("SYSTEMTAP_TAPSET", tapsets.c_str(), 1);
+  if (!adaptation.tapset_dir.empty())
+    ::setenv("SYSTEMTAP_TAPSET", adaptation.tapset_dir.c_str(), 1);
   std::vector<char*> stap_argv;
   stap_argv.reserve(words.size() + 1);
   for (auto& word : words) stap_argv.push_back(word.data());

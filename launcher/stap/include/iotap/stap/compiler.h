@@ -38,7 +38,7 @@ struct CompileRequest {
   // Make variables for `stap -B` that kernel's kbuild needs for 4.8's generated C
   // (runtime_adaptation.h's kbuild_variables); empty for a kernel 4.8 knows.
   std::vector<std::string> kbuild_variables{};
-  // SystemTap's tapsets adapted to that kernel (runtime_adaptation.h's adapted_tapset_dir), for
+  // SystemTap's tapsets adapted to that kernel (runtime_adaptation.h's adapt_for_kernel), for
   // stap's SYSTEMTAP_TAPSET; empty: stap's own.
   std::string tapset_dir{};
 };

@@ -89,12 +89,15 @@ std::vector<std::string> adapt_runtime(
 // missing.
 std::string adapted_runtime_dir(const std::string& release);
 
-// adapted_runtime_dir() for the guest kernel this iotap boots: what `stap -R` gets for a guest.
-std::string guest_runtime_dir();
-
-// SystemTap's tapsets adapted to `release` (tapset_changes()), shared by content like the
-// runtime, for stap's SYSTEMTAP_TAPSET; "" when no change applies (stap reads its own, as for
-// 6.1) or the release has no headers here.
-std::string adapted_tapset_dir(const std::string& release);
+// Everything a compile for `release` takes from the adaptation, from one reading of its headers:
+// the runtime (`stap -R`), the kbuild variables (`stap -B`), and SystemTap's tapsets adapted to it
+// for stap's SYSTEMTAP_TAPSET, shared by content like the runtime ("" when no tapset change
+// applies: stap reads its own, as for 6.1).
+struct KernelAdaptation {
+  std::string runtime_dir;
+  std::vector<std::string> kbuild_variables;
+  std::string tapset_dir;
+};
+KernelAdaptation adapt_for_kernel(const std::string& release);
 
 }  // namespace iotap::stap
