@@ -10,7 +10,7 @@
 #include <system_error>
 #include <utility>
 
-#include "iotap/config.h"
+#include "iotap/guest/guest_kernels.h"
 #include "iotap/guest/vm_runner.h"
 #include "iotap/runner/kernel_tree.h"
 #include "iotap/stap/compiler.h"
@@ -32,13 +32,15 @@ inline unsigned parse_number(const std::string& name, const std::string& text) {
 
 // A request for `script_text` (named `script_name` in messages) compiled as iotap compiles its
 // own scripts for the guest: the same kernel tree, runtime and module cache, so the same stap
-// cache entries. The script needs no kernel symbol table: without the -dbg package this is the
-// bare release, and no guest is booted for kallsyms.
+// cache entries. The kernel is the one the guest boots (run_in_vm): $IOTAP_GUEST_KERNEL's if set
+// (`IOTAP_GUEST_KERNEL=6.12 overhead_bench`), else the default. The script needs no kernel symbol
+// table: without the -dbg package this is the bare release, and no guest is booted for kallsyms.
 inline stap::CompileRequest guest_compile_request(std::string script_text,
                                                   const std::string& script_name,
                                                   const std::string& work_dir) {
+  const std::string release = guest::resolve_guest_kernel("");
   const std::string kernel = runner::guest_compile_kernel(
-      config::kGuestKernel, false,
+      release, false,
       [&script_name]() -> std::string {
         throw UserError(script_name + " should need no kernel symbol table");
       },
@@ -47,7 +49,7 @@ inline stap::CompileRequest guest_compile_request(std::string script_text,
   request.script_text = std::move(script_text);
   request.script_name = script_name;
   request.kernel_release = kernel;
-  stap::KernelAdaptation adaptation = stap::adapt_for_kernel(config::kGuestKernel);
+  stap::KernelAdaptation adaptation = stap::adapt_for_kernel(release);
   request.runtime_dir = std::move(adaptation.runtime_dir);
   request.kbuild_variables = std::move(adaptation.kbuild_variables);
   request.tapset_dir = std::move(adaptation.tapset_dir);
@@ -65,8 +67,7 @@ std::string guest_module(const stap::CompileRequest& request, const std::string&
     say(name + ": module from cache");
     return cached->path;
   }
-  say("compiling " + name + " for " + std::string(config::kGuestKernel) +
-      " (about 2 minutes the first time)");
+  say("compiling " + name + " for " + request.kernel_release + " (about 2 minutes the first time)");
   return stap::compile_module(request, key).path;
 }
 

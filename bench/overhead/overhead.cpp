@@ -47,7 +47,9 @@ constexpr const char* kUsage =
     "Measures what tracing costs block_hasher in the guest: built without probes, with probes\n"
     "unattached, under iotap's events.stp and under bpftrace (bench/overhead/events.bt), N rounds\n"
     "(default 3) of O_DIRECT reads of the stack's top device (default: ram, a 64 MiB ram disk)\n"
-    "in BYTES blocks (default 4096) by N threads (default 2).\n";
+    "in BYTES blocks (default 4096) by N threads (default 2).\n"
+    "The guest boots the default guest kernel, or $IOTAP_GUEST_KERNEL's (a release or a prefix,\n"
+    "as iotap's --guest-kernel: IOTAP_GUEST_KERNEL=6.12).\n";
 
 struct Options {
   int rounds = 3;

@@ -47,7 +47,9 @@ constexpr const char* kUsage =
     "seconds (default 10) with N clients (default 2) on pgbench's tables at scale N (default 1:\n"
     "100000 accounts), untraced, under iotap's postgresql provider module and under bpftrace\n"
     "running bench/pgbench/events.bt (the same probes), N rounds (default 3), the cluster on the\n"
-    "stack SPEC (default raid0(ram*2)).\n";
+    "stack SPEC (default raid0(ram*2)).\n"
+    "The guest boots the default guest kernel, or $IOTAP_GUEST_KERNEL's (a release or a prefix,\n"
+    "as iotap's --guest-kernel: IOTAP_GUEST_KERNEL=6.12).\n";
 
 struct Options {
   unsigned rounds = 3;

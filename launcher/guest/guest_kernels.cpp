@@ -86,20 +86,22 @@ std::vector<InstalledKernel> installed_kernels(const std::string& boot_dir,
   return kernels;
 }
 
-std::string match_guest_kernel(const std::string& wanted,
-                               const std::vector<std::string>& releases) {
+std::string match_guest_kernel(const std::string& wanted, const std::vector<std::string>& releases,
+                               bool from_environment) {
+  const std::string asked =
+      from_environment ? "IOTAP_GUEST_KERNEL=" + wanted : "--guest-kernel " + wanted;
   if (std::ranges::find(releases, wanted) != releases.end()) return wanted;
   std::vector<std::string> matches;
   std::ranges::copy_if(releases, std::back_inserter(matches),
                        [&](const std::string& release) { return names(wanted, release); });
   if (matches.size() == 1) return matches.front();
   if (matches.empty())
-    throw UserError("--guest-kernel " + wanted + ": no installed kernel is " + wanted +
+    throw UserError(asked + ": no installed kernel is " + wanted +
                     " (installed: " + listed(releases) +
                     "); install one (linux-image-6.12-cloud-amd64 and linux-headers-6.12-cloud-"
                     "amd64 for 6.12; ./setup.sh installs both series)");
-  throw UserError("--guest-kernel " + wanted + " names " + std::to_string(matches.size()) +
-                  " kernels (" + listed(matches) + "): give more of the release");
+  throw UserError(asked + " names " + std::to_string(matches.size()) + " kernels (" +
+                  listed(matches) + "): give more of the release");
 }
 
 std::string resolve_guest_kernel(const std::string& named) {
@@ -110,7 +112,7 @@ std::string resolve_guest_kernel(const std::string& named) {
   std::vector<std::string> releases;
   releases.reserve(kernels.size());
   for (const InstalledKernel& kernel : kernels) releases.push_back(kernel.release);
-  std::string release = match_guest_kernel(wanted, releases);
+  std::string release = match_guest_kernel(wanted, releases, named.empty());
   const auto kernel = std::ranges::find(kernels, release, &InstalledKernel::release);
   if (!kernel->ready()) {
     std::vector<std::string> packages = kernel->missing_packages();

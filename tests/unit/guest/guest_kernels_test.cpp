@@ -51,6 +51,18 @@ TEST(GuestKernelName, NoneOrSeveralIsRefusedListingThem) {
       << "6.12.11 is not 6.12.117";
 }
 
+// A kernel named by the environment is refused in the environment's words: the user typed no
+// --guest-kernel.
+TEST(GuestKernelName, OneFromTheEnvironmentIsRefusedInItsWords) {
+  try {
+    match_guest_kernel("5.10", kInstalled, true);
+    ADD_FAILURE() << "5.10 named a kernel";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(std::string(e.what()).starts_with("IOTAP_GUEST_KERNEL=5.10: no installed kernel"))
+        << e.what();
+  }
+}
+
 TEST(InstalledKernels, EachSaysWhatItHasNewestFirst) {
   const TempDir root("iotap-guest-kernels-test");
   const std::string boot = root.path() + "/boot";

@@ -29,8 +29,10 @@ std::vector<InstalledKernel> installed_kernels(const std::string& boot_dir = "/b
 // The release --guest-kernel WANTED names among `releases`: the release itself, or a prefix of
 // exactly one that ends where a version component does ("6.12" names 6.12.117+deb12-cloud-amd64;
 // "6.1" never names a 6.12). Throws UserError listing what is installed when none or several
-// match.
-std::string match_guest_kernel(const std::string& wanted, const std::vector<std::string>& releases);
+// match, naming what asked as the user wrote it: --guest-kernel, or IOTAP_GUEST_KERNEL when
+// `from_environment`.
+std::string match_guest_kernel(const std::string& wanted, const std::vector<std::string>& releases,
+                               bool from_environment = false);
 
 // The release a --target vm run boots: NAMED (--guest-kernel), else $IOTAP_GUEST_KERNEL, resolved
 // among the installed kernels that have an image; config::kGuestKernel when both are empty. A
