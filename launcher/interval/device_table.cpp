@@ -1,5 +1,7 @@
 #include "iotap/interval/device_table.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -26,8 +28,12 @@ std::vector<DeviceRow> parse_device_table(std::string_view text) {
 std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
                                           const std::vector<StackDevice>& devices) {
   std::map<std::string, uint64_t> read_avg;
+  std::map<std::string, uint64_t> reads;
   for (const auto& row : rows) {
-    if (row.rw == "R" && row.count > 0) read_avg[row.device] = row.avg_us;
+    if (row.rw == "R" && row.count > 0) {
+      read_avg[row.device] = row.avg_us;
+      reads[row.device] = row.count;
+    }
   }
   std::vector<SlowMember> slow;
   for (const auto& parent : devices) {
@@ -45,12 +51,14 @@ std::vector<SlowMember> find_slow_members(const std::vector<DeviceRow>& rows,
         if (sibling != member) siblings.push_back(times_of(sibling));
       }
       const auto comparison = engine::compare_with_siblings(times_of(member), siblings);
-      if (comparison.slow)
-        slow.push_back({*member, parent.name, read_avg[member->name],
-                        static_cast<uint64_t>(comparison.siblings_mean_ns / 1000),
-                        siblings.size()});
+      if (!comparison.slow) continue;
+      const auto siblings_avg = static_cast<uint64_t>(comparison.siblings_mean_ns / 1000);
+      const uint64_t avg = read_avg[member->name];
+      slow.push_back({*member, parent.name, avg, siblings_avg, siblings.size(),
+                      (avg - std::min(avg, siblings_avg)) * reads[member->name]});
     }
   }
+  std::ranges::stable_sort(slow, std::greater{}, &SlowMember::excess_us);
   return slow;
 }
 

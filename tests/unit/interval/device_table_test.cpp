@@ -55,6 +55,35 @@ TEST(DeviceTable, TheDelayedMemberIsNamedAgainstItsSiblings) {
   EXPECT_EQ(slow[0].siblings, 2U);
 }
 
+// The table of a fresh-clone CI run (2026-11-29, the installed .deb's demo, raid0(ram*7,
+// delay(ram, 50ms)) on a loaded host): ram0's reads averaged 1.6 ms, 15 times its siblings', a
+// slow member by the rule; dm-0's 60.6 ms made every one of its reads slow. dm-0 is named first.
+TEST(DeviceTable, TheCostliestSlowMemberIsNamedFirst) {
+  const auto rows = parse_device_table(R"(
+device  rw   total (us)    count   avg (us)
+   md0   R      2146387       65      33021
+  ram0   R       129993       81       1604
+  ram1   R         2629       80         32
+  ram2   R         4182       80         52
+  ram3   R         2688       80         33
+  ram4   R         8457       80        105
+  ram5   R        11849       80        148
+  ram6   R        28724       80        359
+  dm-0   R      4846955       80      60586
+  ram7   R         3171       80         39
+)");
+  std::vector<StackDevice> stack{device("", "md0", "raid0(ram*7,delay(ram,50ms))")};
+  for (int i = 0; i < 7; ++i) stack.push_back(device("md0", "ram" + std::to_string(i), "ram"));
+  stack.push_back(device("md0", "dm-0", "delay(ram,50ms)"));
+  stack.push_back(device("dm-0", "ram7", "ram"));
+  const auto slow = find_slow_members(rows, stack);
+  ASSERT_EQ(slow.size(), 2U);
+  EXPECT_EQ(slow[0].device.name, "dm-0");
+  EXPECT_EQ(slow[0].excess_us, (60586U - 105U) * 80U);
+  EXPECT_EQ(slow[1].device.name, "ram0");
+  EXPECT_EQ(slow[1].excess_us, (1604U - 105U) * 81U);
+}
+
 TEST(DeviceTable, AHealthyStackHasNoSlowMember) {
   const auto rows = parse_device_table(
       "md0 R 9000 60 150\nram0 R 1600 40 40\nram1 R 2400 40 60\ndm-0 R 3000 40 75\n");

@@ -128,15 +128,20 @@ TEST(StapioDrain, ItsLinesArriveWholeBesideTheTracedProgramsOwn) {
   SpawnOptions options;
   options.extra_env = {std::string("LD_PRELOAD=") + STAPIO_DRAIN};
   options.stdout_fd = pipe_fds[1];
-  const pid_t stapio = spawn({FAKE_STAPIO, dir.path(), "2"}, options);
   std::atomic<bool> stapio_ended = false;
+  std::atomic<unsigned> program_written = 0;
   std::thread program([&] {
     for (unsigned line = 0; !stapio_ended; ++line) {
       const std::string text = "program " + std::to_string(line) + "\n";
       if (write(pipe_fds[1], text.data(), text.size()) != static_cast<ssize_t>(text.size())) break;
+      ++program_written;
     }
     close(pipe_fds[1]);
   });
+  // The program is writing before stapio starts: on a loaded host its thread could otherwise
+  // first run after stapio had ended, and write nothing (CI, 2026-11-29).
+  while (program_written == 0) std::this_thread::yield();
+  const pid_t stapio = spawn({FAKE_STAPIO, dir.path(), "2"}, options);
   std::string out;
   char buffer[4096];
   ssize_t got = 0;
