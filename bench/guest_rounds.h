@@ -67,7 +67,8 @@ std::string guest_module(const stap::CompileRequest& request, const std::string&
     say(name + ": module from cache");
     return cached->path;
   }
-  say("compiling " + name + " for " + request.kernel_release + " (about 2 minutes the first time)");
+  say("compiling " + name + " for " + guest::resolve_guest_kernel("") +
+      " (about 2 minutes the first time)");
   return stap::compile_module(request, key).path;
 }
 

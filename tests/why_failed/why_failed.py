@@ -10,7 +10,7 @@ tail still says why.
 The JUnit file, not ctest's Testing/Temporary/LastTest.log: tests that run ctest themselves
 (check_reliability_doc.py lists the tests) write that log over the one of the run they are in.
 
-    why_failed.py build/Testing/junit.xml [build/Testing/lint-junit.xml ...]
+    why_failed.py build/Testing/junit.xml
 """
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -41,21 +41,18 @@ def why(output):
 
 
 def main():
-    status = 0
-    for path in sys.argv[1:]:
-        try:
-            suite = ElementTree.parse(path).getroot()
-        except (OSError, ElementTree.ParseError) as error:
-            print(f"why_failed.py: cannot read {path}: {error}")
-            status = 1
+    try:
+        suite = ElementTree.parse(sys.argv[1]).getroot()
+    except (OSError, ElementTree.ParseError) as error:
+        print(f"why_failed.py: cannot read {sys.argv[1]}: {error}")
+        return 1
+    for case in suite.iter("testcase"):
+        if case.get("status") != "fail":
             continue
-        for case in suite.iter("testcase"):
-            if case.get("status") != "fail":
-                continue
-            print(f"--- {case.get('name')}")
-            for line in why(case.findtext("system-out") or ""):
-                print(line)
-    return status
+        print(f"--- {case.get('name')}")
+        for line in why(case.findtext("system-out") or ""):
+            print(line)
+    return 0
 
 
 if __name__ == "__main__":
