@@ -32,13 +32,14 @@ inline unsigned parse_number(const std::string& name, const std::string& text) {
 
 // A request for `script_text` (named `script_name` in messages) compiled as iotap compiles its
 // own scripts for the guest: the same kernel tree, runtime and module cache, so the same stap
-// cache entries. The kernel is the one the guest boots (run_in_vm): $IOTAP_GUEST_KERNEL's if set
-// (`IOTAP_GUEST_KERNEL=6.12 overhead_bench`), else the default. The script needs no kernel symbol
-// table: without the -dbg package this is the bare release, and no guest is booted for kallsyms.
+// cache entries, for `release`: the kernel the guest boots (guest::resolve_guest_kernel(""), as
+// run_in_vm resolves it: `IOTAP_GUEST_KERNEL=6.12 overhead_bench`). The script needs no kernel
+// symbol table: without the -dbg package this is the bare release, and no guest is booted for
+// kallsyms.
 inline stap::CompileRequest guest_compile_request(std::string script_text,
                                                   const std::string& script_name,
+                                                  const std::string& release,
                                                   const std::string& work_dir) {
-  const std::string release = guest::resolve_guest_kernel("");
   const std::string kernel = runner::guest_compile_kernel(
       release, false,
       [&script_name]() -> std::string {
@@ -58,17 +59,17 @@ inline stap::CompileRequest guest_compile_request(std::string script_text,
   return request;
 }
 
-// The request's module from iotap's module cache, or compiled (and cached) now; `say` tells
-// which.
+// The request's module (for `release`) from iotap's module cache, or compiled (and cached) now;
+// `say` tells which.
 template <typename Say>
-std::string guest_module(const stap::CompileRequest& request, const std::string& name, Say say) {
+std::string guest_module(const stap::CompileRequest& request, const std::string& name,
+                         const std::string& release, Say say) {
   const std::string key = stap::module_key(request);
   if (auto cached = stap::cached_module(request, key)) {
     say(name + ": module from cache");
     return cached->path;
   }
-  say("compiling " + name + " for " + guest::resolve_guest_kernel("") +
-      " (about 2 minutes the first time)");
+  say("compiling " + name + " for " + release + " (about 2 minutes the first time)");
   return stap::compile_module(request, key).path;
 }
 

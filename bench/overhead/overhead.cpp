@@ -90,10 +90,11 @@ void say(const std::string& text) {
 // events.stp compiled as iotap compiles it, from iotap's module cache when it is there.
 std::string events_module(const TempDir& work) {
   const std::string script = data_paths().examples + "/events.stp";
+  const std::string release = guest::resolve_guest_kernel("");
   stap::CompileRequest request =
-      guest_compile_request(stap::prepare_script(script, {}), script, work.path());
+      guest_compile_request(stap::prepare_script(script, {}), script, release, work.path());
   request.block_hasher_exe = BLOCK_HASHER;
-  return guest_module(request, "events.stp", say);
+  return guest_module(request, "events.stp", release, say);
 }
 
 // One tracer's or build's line of a round.

@@ -93,10 +93,11 @@ void say(const std::string& text) {
 // --postgres run.
 std::string provider_module(const std::string& server, const TempDir& work) {
   const provider::Provider provider = provider::find_provider("postgresql", data_paths().providers);
-  stap::CompileRequest request = guest_compile_request(provider::generated_script(provider, server),
-                                                       work / "postgresql.stp", work.path());
+  const std::string release = guest::resolve_guest_kernel("");
+  stap::CompileRequest request = guest_compile_request(
+      provider::generated_script(provider, server), work / "postgresql.stp", release, work.path());
   request.interrupts_off = true;
-  return guest_module(request, "postgresql.stp", say);
+  return guest_module(request, "postgresql.stp", release, say);
 }
 
 // One tracer's line of a round.
