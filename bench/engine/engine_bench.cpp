@@ -87,7 +87,7 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
         static_cast<unsigned long long>(result.stream.late_events),
         static_cast<unsigned long long>(result.remap_check.mismatches),
         static_cast<unsigned long long>(result.requests.count),
-        static_cast<unsigned long long>(groups * maker.reads_per_group()));
+        static_cast<unsigned long long>(groups) * maker.reads_per_group());
   std::fflush(stdout);
   return joined ? 0 : 1;
 }
@@ -114,8 +114,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--shape") {
       if (i + 1 == argc) return usage("--shape needs a name");
       const std::string_view name = argv[++i];
-      const auto shape = std::find_if(iotap::bench::kShapes.begin(), iotap::bench::kShapes.end(),
-                                      [&](const Shape& s) { return s.name == name; });
+      const auto* const shape =
+          std::find_if(iotap::bench::kShapes.begin(), iotap::bench::kShapes.end(),
+                       [&](const Shape& s) { return s.name == name; });
       if (shape == iotap::bench::kShapes.end()) return usage("no such shape");
       shapes.push_back(*shape);
     } else if (arg.ends_with(".json")) {

@@ -44,11 +44,7 @@ uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, 
       node.request = up.request;
     }
   }
-  if (device != kNoDevice) {
-    auto& list = in_flight_[device];
-    node.slot = static_cast<uint32_t>(list.size());
-    list.push_back(index);
-  }
+  if (device != kNoDevice) in_flight_[device].add(pool_, index);
   by_address_[event.id] = index;
   return index;
 }
@@ -58,13 +54,7 @@ void BioTracker::forget(uint32_t index) {
   if (const auto it = by_address_.find(node.address);
       it != by_address_.end() && it->second == index)
     by_address_.erase(it);
-  if (node.device != kNoDevice) {
-    auto& list = in_flight_[node.device];
-    const uint32_t moved = list.back();
-    list[node.slot] = moved;
-    pool_[moved].slot = node.slot;
-    list.pop_back();
-  }
+  if (node.device != kNoDevice) in_flight_[node.device].remove(pool_, index);
   node.flags &= static_cast<uint8_t>(~BioNode::in_flight);
 }
 
@@ -153,7 +143,7 @@ uint32_t BioTracker::md_flush_parent(const Event& event, uint32_t device) const 
   const size_t parent = stack_[device].parent;
   if (parent == SIZE_MAX || stack_[parent].layer != LayerId::md) return kNoNode;
   uint32_t newest = kNoNode;
-  for (const uint32_t index : in_flight_[parent]) {
+  for (const uint32_t index : in_flight_[parent].all()) {
     const BioNode& node = pool_[index];
     if (node.bytes == 0 && (newest == kNoNode || node.start > pool_[newest].start)) newest = index;
   }
@@ -162,23 +152,24 @@ uint32_t BioTracker::md_flush_parent(const Event& event, uint32_t device) const 
 
 uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) const {
   uint32_t best = kNoNode;
-  for (const uint32_t index : in_flight_[device]) {
+  in_flight_[device].near(sector, [&](uint32_t index) {
     const BioNode& node = pool_[index];
-    if (sector < node.sector || sector - node.sector >= node.sectors) continue;
+    if (sector < node.sector || sector - node.sector >= node.sectors) return;
     if (best == kNoNode) {
       best = index;
-      continue;
+      return;
     }
     const BioNode& other = pool_[best];
-    // Smallest first; then the one the remapping thread queued; then the newest.
+    // Smallest first; then the one the remapping thread queued; then the newest (the later
+    // made of two queued at the same time: the result does not depend on the order looked in).
     if (node.sectors != other.sectors) {
       if (node.sectors < other.sectors) best = index;
     } else if ((node.tid == tid) != (other.tid == tid)) {
       if (node.tid == tid) best = index;
-    } else if (node.start > other.start) {
+    } else if (node.start != other.start ? node.start > other.start : node.serial > other.serial) {
       best = index;
     }
-  }
+  });
   return best;
 }
 
@@ -253,7 +244,7 @@ void BioTracker::rq_complete(const Event& event) {
   if (event.cpu >= covered_.size()) covered_.resize(event.cpu + 1);
   Covered& covered = covered_[event.cpu];
   if (!covered.bios.empty()) settle(event.cpu);
-  for (const uint32_t index : in_flight_[device]) {
+  for (const uint32_t index : in_flight_[device].all()) {
     BioNode& node = pool_[index];
     const uint64_t from = node.sector + std::min(node.split_off, node.sectors - 1);
     const bool covered_here = empty ? node.bytes == 0 && node.sector == first

@@ -20,6 +20,7 @@
 #include "bio_tree.h"
 #include "device_stats.h"
 #include "event.h"
+#include "in_flight.h"
 #include "request_tracker.h"
 #include "stack.h"
 
@@ -92,7 +93,7 @@ class BioTracker {
   std::vector<DeviceStats>& devices_;
   RequestTracker& requests_;
   std::unordered_map<uint64_t, uint32_t> by_address_;  // bios in flight
-  std::vector<std::vector<uint32_t>> in_flight_;       // by device
+  std::vector<InFlight> in_flight_;                    // by device
   // Per CPU: md's completions of bios it split at a chunk boundary (no tracepoint saw them
   // start) that may still come. md completes such a bio right after a member bio completes, or
   // a few events later when an interrupt's events land in between (and the interrupt's own

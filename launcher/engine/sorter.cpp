@@ -1,5 +1,7 @@
 #include "sorter.h"
 
+#include <algorithm>
+
 namespace iotap::engine {
 
 void Sorter::Ring::push(const Event& event) {
@@ -18,9 +20,20 @@ Sorter::Cpu& Sorter::cpu_for(uint32_t number) {
   Cpu& cpu = cpus_[number];
   if (!cpu.seen) {
     cpu.seen = true;
-    active_.push_back(number);
+    cpu.rank = cpus_seen_++;
   }
   return cpu;
+}
+
+void Sorter::heap_push(uint32_t number) {
+  heap_.push_back(number);
+  std::push_heap(heap_.begin(), heap_.end(),
+                 [this](uint32_t a, uint32_t b) { return later(a, b); });
+}
+
+void Sorter::heap_pop() {
+  std::pop_heap(heap_.begin(), heap_.end(), [this](uint32_t a, uint32_t b) { return later(a, b); });
+  heap_.pop_back();
 }
 
 void Sorter::check_sequence(Cpu& cpu, uint64_t seq) {
@@ -33,16 +46,6 @@ void Sorter::check_sequence(Cpu& cpu, uint64_t seq) {
     ++stats_.sequence_gaps;
   }
   cpu.last_seq = seq;
-}
-
-Sorter::Cpu* Sorter::earliest() {
-  Cpu* best = nullptr;
-  for (const uint32_t number : active_) {
-    Cpu& cpu = cpus_[number];
-    if (!cpu.queue.empty() && (best == nullptr || cpu.queue.front().ts < best->queue.front().ts))
-      best = &cpu;
-  }
-  return best;
 }
 
 }  // namespace iotap::engine

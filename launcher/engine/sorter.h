@@ -32,7 +32,9 @@ class Sorter {
     Cpu& cpu = cpu_for(event.cpu);
     check_sequence(cpu, event.seq);
     if (event.ts < released_ts_) ++stats_.late_events;
+    const bool was_empty = cpu.queue.empty();
     cpu.queue.push(event);
+    if (was_empty) heap_push(event.cpu);
     ++held_;
     if (event.ts > newest_ts_) newest_ts_ = event.ts;
     release(emit, false);
@@ -67,32 +69,44 @@ class Sorter {
   struct Cpu {
     Ring queue;
     uint64_t last_seq = 0;
+    uint32_t rank = 0;  // the order the CPU was first seen in: it breaks ties in time
     bool seen = false;
   };
 
   Cpu& cpu_for(uint32_t number);
   void check_sequence(Cpu& cpu, uint64_t seq);
-  // The CPU whose next event is the earliest; nullptr when nothing is held.
-  Cpu* earliest();
+  // The CPUs holding events form a min-heap by their next event's (TS, rank): the earliest is
+  // found in O(1) and kept in O(log CPUs) (a scan of every CPU was most of the time at 64).
+  [[nodiscard]] bool later(uint32_t a, uint32_t b) const {
+    const Event& x = cpus_[a].queue.front();
+    const Event& y = cpus_[b].queue.front();
+    return x.ts != y.ts ? x.ts > y.ts : cpus_[a].rank > cpus_[b].rank;
+  }
+  void heap_push(uint32_t number);
+  void heap_pop();
 
   template <typename Emit>
   void release(Emit& emit, bool all) {
     while (held_ > 0) {
-      Cpu* cpu = earliest();
-      const Event& event = cpu->queue.front();
+      const uint32_t number = heap_.front();
+      Cpu& cpu = cpus_[number];
+      const Event& event = cpu.queue.front();
       const bool safe = all || held_ > window_events_ || newest_ts_ - event.ts >= window_ns_;
       if (!safe) return;
       if (event.ts > released_ts_) released_ts_ = event.ts;
       emit(event);
-      cpu->queue.pop();
+      heap_pop();
+      cpu.queue.pop();
       --held_;
+      if (!cpu.queue.empty()) heap_push(number);
     }
   }
 
   uint64_t window_ns_;
   size_t window_events_;
-  std::vector<Cpu> cpus_;         // by CPU number
-  std::vector<uint32_t> active_;  // the CPU numbers seen, for the scan in earliest()
+  std::vector<Cpu> cpus_;       // by CPU number
+  uint32_t cpus_seen_ = 0;      // the next rank
+  std::vector<uint32_t> heap_;  // the CPU numbers holding events, earliest next event first
   size_t held_ = 0;
   uint64_t newest_ts_ = 0;
   uint64_t released_ts_ = 0;

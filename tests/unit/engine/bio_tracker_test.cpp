@@ -1,6 +1,9 @@
 // The join of bios into request trees, seen through the engine's results.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "stream.h"
 
 namespace iotap::engine::testing {
@@ -393,6 +396,77 @@ TEST(BioTracker, DmSplittingABioKeepsItOneIoWithEveryPartsClone) {
   ASSERT_EQ(r.slowest.size(), 1U);
   // The critical path: the last part's clone, on ram1.
   EXPECT_EQ(devices_of(r.slowest[0]), (std::vector<std::string>{"dm-0", "ram1"}));
+}
+
+}  // namespace
+}  // namespace iotap::engine::testing
+
+namespace iotap::engine::testing {
+namespace {
+
+// Hundreds of reads in flight on the array at once (past the point where a device's bios in
+// flight are indexed by sector), twice (the index is dropped when they end, and made again):
+// every remap still joins the smallest bio containing its FROM_SECTOR, near or far before it.
+TEST(BioTracker, HundredsInFlightOnOneDeviceJoinAsAFewDo) {
+  constexpr uint64_t kReads = 300;
+  Stream s;
+  uint64_t t = 0;
+  for (uint64_t wave = 0; wave < 2; ++wave) {
+    const uint64_t first = wave * kReads;
+    auto address = [&](uint64_t read, uint64_t which) { return (read + 1) << 8U | which; };
+    for (uint64_t i = first; i < first + kReads; ++i) {
+      // A 1 MiB root at its own 2048 sectors, and its front half split off.
+      const int tid = static_cast<int>(1000 + i);
+      s.rs(t += kUs, 0, tid, i + 1, 0);
+      s.q(t += kUs, 0, tid, address(i, 0xa), kMd0, (i - first) * 2048, 1048576);
+      s.x(t += kUs, 0, tid, address(i, 0xb), address(i, 0xa), (i - first) * 2048, 524288);
+    }
+    for (uint64_t i = first; i < first + kReads; ++i) {
+      // Its first chunk (inside the part and the root: the part is the smaller) to ram0, its
+      // second (inside the root only, 1024 sectors past its start) to ram1.
+      const int tid = static_cast<int>(1000 + i);
+      const uint64_t on_array = (i - first) * 2048;
+      const uint64_t on_member = (i - first) * 1024;
+      s.m(t += kUs, 0, tid, address(i, 0xc), ram(0), on_member, 524288, kMd0, on_array);
+      s.q(t += kUs, 0, tid, address(i, 0xc), ram(0), on_member, 524288);
+      s.m(t += kUs, 0, tid, address(i, 0xd), ram(1), on_member, 524288, kMd0, on_array + 1024);
+      s.q(t += kUs, 0, tid, address(i, 0xd), ram(1), on_member, 524288);
+    }
+    for (uint64_t k = 0; k < kReads; ++k) {
+      const uint64_t i = first + kReads - 1 - k;  // the last queued ends first
+      const int tid = static_cast<int>(1000 + i);
+      for (const uint64_t which : {0xc, 0xb, 0xd, 0xa}) s.c(t += kUs, 0, tid, address(i, which));
+      s.rd(t += kUs, 0, tid, i + 1);
+    }
+  }
+
+  std::map<uint64_t, FinishedBio> bios;
+  std::map<uint64_t, std::string> names;  // FinishedBio::device is a view into the engine
+  Options options;
+  options.finished_bio = [&](const FinishedBio& bio) {
+    bios[bio.id] = bio;
+    names[bio.id] = std::string(bio.device);
+  };
+  const Result r = run(two_rams(), s.text(), options);
+  EXPECT_EQ(r.requests.count, 2 * kReads);
+  EXPECT_EQ(r.loss.unmatched_completions, 0U);
+  EXPECT_EQ(r.remap_check.mismatches, 0U);
+  EXPECT_EQ(r.stream.bios_in_flight, 0U);
+  size_t members = 0;
+  for (const auto& [id, bio] : bios) {
+    if (names[id] == "md0") continue;
+    ++members;
+    ASSERT_TRUE(bios.contains(bio.parent_id)) << names[id] << " bio " << id << " has no parent";
+    const FinishedBio& parent = bios[bio.parent_id];
+    EXPECT_EQ(names[bio.parent_id], "md0");
+    EXPECT_EQ(parent.request_id, bio.request_id);
+    const uint64_t read = bio.request_id - 1;
+    EXPECT_EQ(parent.sector, (read % kReads) * 2048) << names[id] << " of read " << bio.request_id;
+    // ram0's clone joins the 512 KiB part; ram1's the 1 MiB root.
+    EXPECT_EQ(parent.bytes, names[id] == "ram0" ? 524288U : 1048576U)
+        << names[id] << " of read " << bio.request_id;
+  }
+  EXPECT_EQ(members, 4 * kReads);
 }
 
 }  // namespace

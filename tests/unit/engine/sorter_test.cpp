@@ -17,6 +17,28 @@ Event at(uint32_t cpu, uint64_t seq, uint64_t ts) {
   return e;
 }
 
+// Each CPU's events in order, the CPUs interleaved in random bursts of up to `longest` (as
+// staprun delivers them), after `arrival`'s own start.
+void interleave(std::vector<Event>& arrival, const std::vector<std::vector<Event>>& cpus,
+                std::vector<size_t> next, size_t longest, std::mt19937& random) {
+  size_t total = arrival.size();
+  for (size_t cpu = 0; cpu < cpus.size(); ++cpu) total += cpus[cpu].size() - next[cpu];
+  while (arrival.size() < total) {
+    const size_t cpu = random() % cpus.size();
+    const size_t burst = 1 + random() % longest;
+    for (size_t i = 0; i < burst && next[cpu] < cpus[cpu].size(); ++i)
+      arrival.push_back(cpus[cpu][next[cpu]++]);
+  }
+}
+
+// Every event through a sorter with a wide window: what comes out, in order.
+std::vector<Event> sort_all(const std::vector<Event>& arrival, Sorter& sorter) {
+  std::vector<Event> out;
+  for (const Event& e : arrival) sorter.push(e, [&](const Event& r) { out.push_back(r); });
+  sorter.flush([&](const Event& r) { out.push_back(r); });
+  return out;
+}
+
 TEST(Sorter, MergesInterleavedCpusByTime) {
   // Each CPU in order, the CPUs interleaved arbitrarily (as staprun delivers them).
   std::mt19937 random(7);
@@ -29,21 +51,55 @@ TEST(Sorter, MergesInterleavedCpusByTime) {
     }
   }
   std::vector<Event> arrival;
-  std::vector<size_t> next(4, 0);
-  while (arrival.size() < 2000) {
-    const uint32_t cpu = random() % 4;
-    const size_t burst = 1 + random() % 30;
-    for (size_t i = 0; i < burst && next[cpu] < 500; ++i) arrival.push_back(cpus[cpu][next[cpu]++]);
-  }
+  interleave(arrival, cpus, std::vector<size_t>(4, 0), 30, random);
 
   Sorter sorter(50'000'000, 1'000'000);
-  std::vector<Event> out;
-  for (const Event& e : arrival) sorter.push(e, [&](const Event& r) { out.push_back(r); });
-  sorter.flush([&](const Event& r) { out.push_back(r); });
+  const std::vector<Event> out = sort_all(arrival, sorter);
   ASSERT_EQ(out.size(), 2000U);
   EXPECT_TRUE(std::is_sorted(out.begin(), out.end(),
                              [](const Event& a, const Event& b) { return a.ts < b.ts; }));
   EXPECT_EQ(sorter.stats().sequence_gaps, 0U);
+  EXPECT_EQ(sorter.stats().late_events, 0U);
+}
+
+TEST(Sorter, SixtyFourCpusMergeByTimeAndTiesGoInTheOrderTheCpusWereFirstSeen) {
+  // Times drawn from a few values, so that many events tie; the CPUs first seen in a shuffled
+  // order. Ties go out in that order, whatever order the CPUs hold them in.
+  constexpr uint32_t kCpus = 64;
+  std::mt19937 random(11);
+  std::vector<uint32_t> first_seen(kCpus);
+  for (uint32_t cpu = 0; cpu < kCpus; ++cpu) first_seen[cpu] = cpu;
+  std::shuffle(first_seen.begin(), first_seen.end(), random);
+  std::vector<uint32_t> rank(kCpus);
+  for (uint32_t r = 0; r < kCpus; ++r) rank[first_seen[r]] = r;
+
+  std::vector<std::vector<Event>> cpus(kCpus);
+  for (uint32_t cpu = 0; cpu < kCpus; ++cpu) {
+    uint64_t ts = 1000;
+    for (uint64_t seq = 1; seq <= 100; ++seq) {
+      ts += random() % 3 * 1000;  // 0, 1 or 2 us on: ties within a CPU and across CPUs
+      cpus[cpu].push_back(at(cpu, seq, ts));
+    }
+  }
+  std::vector<Event> arrival;
+  arrival.reserve(size_t{kCpus} * 100);
+  for (const uint32_t cpu : first_seen) arrival.push_back(cpus[cpu][0]);
+  interleave(arrival, cpus, std::vector<size_t>(kCpus, 1), 10, random);
+
+  Sorter sorter(50'000'000, 1'000'000);
+  const std::vector<Event> out = sort_all(arrival, sorter);
+  ASSERT_EQ(out.size(), size_t{kCpus} * 100);
+  for (size_t i = 1; i < out.size(); ++i) {
+    const Event& a = out[i - 1];
+    const Event& b = out[i];
+    ASSERT_LE(a.ts, b.ts) << "event " << i;
+    if (a.ts == b.ts && a.cpu != b.cpu) {
+      ASSERT_LT(rank[a.cpu], rank[b.cpu]) << "a tie at event " << i << " out of first-seen order";
+    }
+    if (a.cpu == b.cpu) {
+      ASSERT_LT(a.seq, b.seq) << "a CPU's own order changed at event " << i;
+    }
+  }
   EXPECT_EQ(sorter.stats().late_events, 0U);
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,47 @@ TEST(Tokenizer, MalformedLines) {
            "X 1 1 1 1 ff",                                                       // cut off
        })
     parse(line, LineKind::malformed);
+}
+
+TEST(Tokenizer, EveryDecimalFieldReadsAsFromCharsReadsIt) {
+  // Numbers are read eight bytes at a time where the line has eight more bytes: every length
+  // (1 to 21 digits, past UINT64_MAX), every position (so the field's end falls at each byte of
+  // a word, and within 8 bytes of the line's end) and a field that runs into a non-digit must
+  // give what std::from_chars gives: the value, or a malformed line.
+  std::vector<std::string> numbers = {"0",
+                                      "18446744073709551615",
+                                      "18446744073709551616",
+                                      "99999999999999999999",
+                                      "00000000000000000001",
+                                      "12a"};
+  std::string digits;
+  for (int n = 1; n <= 21; ++n) {
+    digits += static_cast<char>('0' + (n * 7) % 10);
+    numbers.push_back(digits);
+  }
+  for (const std::string& number : numbers) {
+    uint64_t expected = 0;
+    const auto [end, ec] =
+        std::from_chars(number.data(), number.data() + number.size(), expected, 10);
+    const bool valid = ec == std::errc() && end == number.data() + number.size();
+    for (int pad = 0; pad < 9; ++pad) {
+      // The number as SEQ (mid-line), and as RS's SIZE (the line's last field), after a TID of
+      // 1 to 9 digits.
+      const std::string tid(static_cast<size_t>(pad + 1), '7');
+      std::string mid = "RD 1 0 ";
+      mid.append(number).append(" ").append(tid).append(" 5 0");
+      std::string last = "RS 1 0 3 ";
+      last.append(tid).append(" 5 0 0 0 ").append(number);
+      Event a;
+      Event b;
+      EXPECT_EQ(tokenize(mid, a).kind, valid ? LineKind::event : LineKind::malformed) << mid;
+      EXPECT_EQ(tokenize(last, b).kind, valid ? LineKind::event : LineKind::malformed) << last;
+      if (valid) {
+        EXPECT_EQ(a.seq, expected) << mid;
+        EXPECT_EQ(b.size, expected) << last;
+      }
+    }
+  }
 }
 
 TEST(LineSplitter, LinesStraddleChunks) {
