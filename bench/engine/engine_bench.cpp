@@ -1,8 +1,9 @@
 // The engine alone: events per second on one core and peak memory, on streams made from a
 // recorded guest run (stream_shapes.h): its copies end to end, 128 copies in flight at once
-// (thousands of bios in flight on the array), and 32 at once on 64 CPUs. The stream is
-// generated 64 KiB at a time and fed as it is made; only feed() and finish() are timed. Each shape
-// and size runs in its own process so its peak RSS is its own. Not a test: see docs/performance.md.
+// (thousands of bios held in flight or in open reads' trees), and 32 at once on 64 CPUs. The stream
+// is generated 64 KiB at a time and fed as it is made; only feed() and finish() are timed. Each
+// shape and size runs in its own process so its peak RSS is its own. Not a test: see
+// docs/performance.md.
 //
 //   engine_bench [--shape NAME]... [--in-memory] [TRACE.json] [EVENTS...]
 //       default: every shape, the incident recording, 1000000 10000000 events
@@ -71,10 +72,11 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
                       result.requests.count == groups * maker.reads_per_group();
   std::printf(
       "%-8s %3u CPUs %11llu events  %6.3f s  %6.2f M events/s  peak RSS %6.1f MiB (%.1f MiB "
-      "before the engine)  reads %llu  slow member %s  %s\n",
+      "before the engine)  bio nodes held at most %zu  reads %llu  slow member %s  %s\n",
       std::string(shape.name).c_str(), maker.cpus(), static_cast<unsigned long long>(result.events),
       seconds, static_cast<double>(result.events) / seconds / 1e6,
       static_cast<double>(peak_rss_kib()) / 1024, static_cast<double>(rss_before) / 1024,
+      static_cast<size_t>(result.stream.peak_held),
       static_cast<unsigned long long>(result.requests.count),
       result.slow_members.empty() ? "none" : result.slow_members[0].name.c_str(),
       joined ? "(every copy joined, nothing lost)" : "(JOIN BROKEN: loss, late or missing reads)");

@@ -12,8 +12,8 @@
 //
 // Three shapes:
 //   incident  copies end to end: the recording's own concurrency, repeated;
-//   deep      128 copies at once on the recording's CPUs: thousands of bios in flight on the
-//             array (the join by sector and a D's cover look through a device's bios in flight);
+//   deep      128 copies at once on the recording's CPUs: thousands of bios held (4,517 at
+//             most, against 36: in flight, or in open reads' trees) for the join by sector;
 //   cpus64    32 copies at once, each on two CPUs of its own: 64 CPUs for the sorter to merge.
 #include <array>
 #include <cstdint>
