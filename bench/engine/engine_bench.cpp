@@ -54,13 +54,14 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
     for (size_t at = 0; at < stream.size(); at += kChunk)
       engine.feed(std::string_view(stream).substr(at, kChunk));
     busy += std::chrono::steady_clock::now() - start;
-  }
-  for (uint64_t group = 0; !in_memory && group < groups; ++group) {
-    maker.render_group(group, kChunk, [&](std::string_view text) {
-      const auto start = std::chrono::steady_clock::now();
-      engine.feed(text);
-      busy += std::chrono::steady_clock::now() - start;
-    });
+  } else {
+    for (uint64_t group = 0; group < groups; ++group) {
+      maker.render_group(group, kChunk, [&](std::string_view text) {
+        const auto start = std::chrono::steady_clock::now();
+        engine.feed(text);
+        busy += std::chrono::steady_clock::now() - start;
+      });
+    }
   }
   const auto start = std::chrono::steady_clock::now();
   const iotap::engine::Result result = engine.finish();

@@ -57,10 +57,7 @@ bool is_address(std::string_view kind, size_t i) {
 uint32_t sector_field_dev(const RecordedLine& line, size_t i) {
   const std::string_view kind = line.kind;
   if (kind == "Q" || kind == "X" || kind == "I" || kind == "D") return i == 2 ? line.sector_dev : 0;
-  if (kind == "M") {
-    if (i == 2) return static_cast<uint32_t>(number(line.fields[1]));
-    if (i == 5) return static_cast<uint32_t>(number(line.fields[4]));
-  }
+  if (kind == "M") return i == 2 ? line.sector_dev : i == 5 ? line.from_dev : 0;
   return 0;
 }
 
@@ -88,6 +85,7 @@ Recording parse_recording(const std::string& output) {
       if ((line.kind == "Q" || line.kind == "M" || line.kind == "I" || line.kind == "D") &&
           f.size() >= 3)
         line.sector_dev = static_cast<uint32_t>(number(f[1]));
+      if (line.kind == "M" && f.size() >= 6) line.from_dev = static_cast<uint32_t>(number(f[4]));
       if (line.kind == "X" && f.size() >= 3) line.sector_dev = device_of_address[f[1]];
       if ((line.kind == "Q" || line.kind == "M" || line.kind == "X") && !f.empty())
         device_of_address[f[0]] = line.sector_dev;

@@ -49,6 +49,7 @@ struct RecordedLine {
   int64_t tid = 0;
   std::vector<std::string> fields;
   uint32_t sector_dev = 0;  // the device whose sectors the line's SECTOR is in (Q, X, M, I, D)
+  uint32_t from_dev = 0;    // M's FROM_DEV, whose sectors its FROM_SECTOR is in
   std::string text;         // a line that is not an event
 };
 
