@@ -278,10 +278,6 @@ TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts) 
   } else {
     checks.push_back(ok("module loading there", "as " + host.user + " (" + host.privilege + ")"));
   }
-  if (host.busy)
-    checks.push_back(missing("no other run there", "a module named iotap is loaded",
-                             "wait for the other iotap run; if none runs, 'staprun -d iotap' "
-                             "there removes a leftover"));
   return report;
 }
 

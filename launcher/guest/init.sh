@@ -270,7 +270,7 @@ iotap_stack_left() { ls /sys/block | grep -q -e '^md' -e '^dm-'; }
 # run's, no stack, no module it loaded, none of its files. Says what it could not undo.
 iotap_teardown() {
   kill -9 -1 2>/dev/null  # every process but this one: the run's leftovers
-  iotap_unload_left
+  iotap_unload_left iotap
   umount /tools /sys/kernel/tracing 2>/dev/null
   local round=0
   # A stack nests md and dm in any order: stop and remove until nothing is left (at most four

@@ -8,6 +8,7 @@
 #include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/runner/kernel_tree.h"
 #include "iotap/stap/module_info.h"
+#include "iotap/stap/module_name.h"
 #include "iotap/symbols/kernel_symbols.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -73,7 +74,10 @@ runner::RunResult LocalRunner::run(const runner::ModuleBuilder& build_module,
                                    const runner::RunRequest& request,
                                    const runner::RunEvents& events) {
   LocalRun run;
-  run.module_path = build_module();
+  // A name of its own, so that other runs on this machine load theirs beside it.
+  const std::string built = build_module();
+  run.module_path = stap::copy_module_named(built, stap::run_module_name(),
+                                            std::filesystem::path(built).parent_path().string());
   if (request.kernel_symbols) events.kernel_symbols(local_kernel_symbols());
   // The stacks and the kernel's counts, as a host reports them (local/local_stack.h).
   LocalStack stack;

@@ -10,11 +10,12 @@
 #                       executable, the -c program's digest). PID and PROGRAM are "-" when not
 #                       asked about.
 #   kallsyms            /proc/kallsyms (root only: kernel.kptr_restrict hides it from others)
-#   upload SIZE         a private directory /tmp/iotap-ssh.XXXXXX holding stdin (SIZE bytes) as
-#                       iotap.ko; prints its path. Directories that earlier runs left are
-#                       removed first.
+#   upload SIZE NAME    a private directory /tmp/iotap-ssh.XXXXXX holding stdin (SIZE bytes) as
+#                       NAME.ko (NAME: the run's own module name, iotap_ and hex digits, which
+#                       staprun loads it as); prints its path. Directories that earlier runs
+#                       left are removed first.
 #   run DIR STDOUT MODE TARGET NSTAP STAPRUN_OPTIONS... MODULE_OPTIONS...
-#                       staprun DIR/iotap.ko, MODE "c" (TARGET is the command, one string quoted
+#                       staprun DIR/NAME.ko, MODE "c" (TARGET is the command, one string quoted
 #                       for staprun's wordexp), "x" (TARGET is a pid), "pg" (none: attached to a
 #                       PostgreSQL server, TARGET its psql, which reads the server's counters
 #                       before the module loads and after it goes) or "-"; STDOUT "stderr"
@@ -146,7 +147,6 @@ iotap_probe() {
   fi
   iotap_fact privilege "$privilege"
   iotap_fact user "$(id -un)"
-  if grep -q '^iotap ' /proc/modules 2>/dev/null; then iotap_fact busy yes; else iotap_fact busy no; fi
   # The process and the program as the run will see them: with sudo when the run uses it.
   local as=""
   [ "$privilege" = sudo ] && as="sudo -n"
@@ -168,13 +168,18 @@ iotap_probe() {
 }
 
 iotap_upload() {
+  case $2 in
+    *[!a-z0-9_]* | iotap_) echo "iotap: not a module name: $2" >&2; exit 125 ;;
+    iotap_*) ;;
+    *) echo "iotap: not a module name: $2" >&2; exit 125 ;;
+  esac
   iotap_old_dirs
   umask 077
   local dir
   dir=$(mktemp -d /tmp/iotap-ssh.XXXXXX) || exit 1
   # All SIZE bytes, or nothing kept: an upload cut short (iotap stopped, the connection lost)
   # leaves no directory behind.
-  cat >"$dir/iotap.ko" && [ "$(wc -c <"$dir/iotap.ko")" -eq "$1" ] || {
+  cat >"$dir/$2.ko" && [ "$(wc -c <"$dir/$2.ko")" -eq "$1" ] || {
     rm -rf "$dir"
     echo "iotap: the module did not arrive whole" >&2
     exit 1
@@ -182,8 +187,9 @@ iotap_upload() {
   echo "$dir"
 }
 
-# Starts staprun in the background (staprun_pid): with -c the program (its stdout sent to stderr
-# when asked), with -x the process, or alone until stopped. $options is split at spaces.
+# Starts staprun on $module in the background (staprun_pid): with -c the program (its stdout sent
+# to stderr when asked), with -x the process, or alone until stopped. $options is split at
+# spaces.
 iotap_start_staprun() {
   local dir="$1" stdout="$2" mode="$3" target="$4" options="$5"
   shift 5
@@ -195,10 +201,10 @@ iotap_start_staprun() {
         chmod 700 "$dir/stdout-to-stderr"
         wrapper=$dir/stdout-to-stderr
       fi
-      staprun $options -c "$wrapper $target" "$dir/iotap.ko" "$@" &
+      staprun $options -c "$wrapper $target" "$module" "$@" &
       ;;
-    x) staprun $options -x "$target" "$dir/iotap.ko" "$@" & ;;
-    *) staprun $options "$dir/iotap.ko" "$@" & ;;
+    x) staprun $options -x "$target" "$module" "$@" & ;;
+    *) staprun $options "$module" "$@" & ;;
   esac
   staprun_pid=$!
 }
@@ -251,9 +257,13 @@ iotap_run() {
   target=$4
   shift 5
   case $dir in
-    /tmp/iotap-ssh.*) [ -f "$dir/iotap.ko" ] || { echo "iotap: $dir/iotap.ko is missing" >&2; exit 125; } ;;
+    /tmp/iotap-ssh.*) ;;
     *) echo "iotap: not a run directory: $dir" >&2; exit 125 ;;
   esac
+  # The one module the upload left there; global, as staprun's start and the unload use it.
+  module=""
+  for module in "$dir"/iotap_*.ko; do :; done
+  [ -f "$module" ] || { echo "iotap: $dir has no module" >&2; exit 125; }
   echo $$ >"$dir/agent.pid"
   # Global: the trap runs after this function has returned, when its locals are gone.
   iotap_run_dir=$dir
@@ -296,7 +306,8 @@ iotap_run() {
   # itself); the -x watcher ends by itself once staprun has. Neither holds the connection's
   # stdout or stderr, so ssh need not wait for them.
   kill "$listener_pid" 2>/dev/null
-  iotap_unload_left
+  module=${module##*/}
+  iotap_unload_left "${module%.ko}"
   iotap_diskstats after
   [ "$mode" = pg ] && iotap_pg_counters after "$target"
   iotap_say "exit $status"
@@ -305,7 +316,7 @@ iotap_run() {
 case $1 in
   probe) iotap_probe "$2" "$3" ;;
   kallsyms) cat /proc/kallsyms ;;
-  upload) iotap_upload "$2" ;;
+  upload) iotap_upload "$2" "$3" ;;
   run) shift; iotap_run "$@" ;;
   # --target local runs these two on its own machine (local/local_stack.h).
   stack) iotap_stack; iotap_diskstats before ;;

@@ -1,9 +1,11 @@
 #include "iotap/remote/ssh_runner.h"
 
+#include <filesystem>
 #include <utility>
 
 #include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/runner/kernel_tree.h"
+#include "iotap/stap/module_name.h"
 #include "iotap/symbols/kernel_symbols.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -67,7 +69,11 @@ runner::RunResult SshRunner::run(const runner::ModuleBuilder& build_module,
                                  const runner::RunRequest& request,
                                  const runner::RunEvents& events) {
   SshRun run;
-  run.module_path = build_module();
+  // A name of its own, so that other runs on the host (from here or elsewhere) load theirs
+  // beside it.
+  const std::string built = build_module();
+  run.module_path = stap::copy_module_named(built, stap::run_module_name(),
+                                            std::filesystem::path(built).parent_path().string());
   if (request.kernel_symbols)
     events.kernel_symbols(
         std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(kallsyms())));

@@ -29,7 +29,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The module into a private directory on the host; returns the directory.
+// The module into a private directory on the host, under its file's name (the name it loads
+// as: staprun takes it from the file); returns the directory.
 std::string upload_module(const SshHost& host, const HostFacts& facts, const std::string& module) {
   const int fd = ::open(module.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "open " + module);
@@ -37,7 +38,8 @@ std::string upload_module(const SshHost& host, const HostFacts& facts, const std
   Captured captured;
   try {
     const std::string size = std::to_string(std::filesystem::file_size(module));
-    captured = capture(agent_command(host, {"upload", size}, needs_sudo(facts)), options);
+    const std::string name = std::filesystem::path(module).stem().string();
+    captured = capture(agent_command(host, {"upload", size, name}, needs_sudo(facts)), options);
   } catch (...) {
     ::close(fd);
     throw;

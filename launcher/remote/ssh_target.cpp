@@ -135,8 +135,6 @@ HostFacts parse_host_facts(std::string_view text) {
       facts.privilege = value;
     else if (name == "user")
       facts.user = value;
-    else if (name == "busy")
-      facts.busy = value == "yes";
     else if (name == "pid_exe")
       facts.pid_exe = value;
     else if (name == "pid_exe_sha256")
@@ -162,9 +160,6 @@ std::string host_problem(const SshHost& host, const HostFacts& facts,
     return name + ": " + facts.user +
            " cannot load SystemTap modules there: log in as root (ssh://root@...), add " +
            facts.user + " to the stapdev group, or allow it passwordless sudo";
-  if (facts.busy)
-    return name + " has a SystemTap module named iotap loaded: another iotap run is tracing it " +
-           "(wait for it to end; if none is, 'staprun -d iotap' there removes a leftover)";
   return "";
 }
 

@@ -43,8 +43,8 @@ iotap_blocked_tasks() {
   done
 }
 
-# iotap_unload_left: stapio unloads the module when it ends; one killed outright leaves it
-# loaded, and the next run's insmod would fail.
+# iotap_unload_left NAME: stapio unloads the module when it ends; one killed outright leaves it
+# loaded (in the guest, the next run's would not load beside it). NAME is the run's own module.
 iotap_unload_left() {
-  grep -q '^iotap ' /proc/modules && staprun -d iotap >/dev/null 2>&1
+  grep -q "^$1 " /proc/modules && staprun -d "$1" >/dev/null 2>&1
 }

@@ -44,7 +44,7 @@ iotap_unit_test(stap_test
     stap/script_markers_test.cpp stap/stap_messages_test.cpp stap/stap_options_test.cpp
     stap/probe_failure_test.cpp stap/module_cache_test.cpp stap/hit_report_test.cpp
     stap/shared_runtime_test.cpp stap/module_stamp_test.cpp stap/runtime_adaptation_test.cpp
-    stap/runtime_compat_newer_test.cpp stap/build_failure_test.cpp
+    stap/runtime_compat_newer_test.cpp stap/build_failure_test.cpp stap/module_name_test.cpp
   LIBS iotap_stap iotap_runner)
 # A module --save-module made elsewhere, stood in for by an object with a .modinfo.
 add_library(fake_module OBJECT stap/fake_module.c)

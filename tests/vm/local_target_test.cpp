@@ -6,6 +6,7 @@
 // the host is checked for leftovers after each run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -204,6 +205,56 @@ TEST_F(LocalTargetTest, AServerRunningThereIsAttachedToWithAModuleSavedHere) {
   ASSERT_EQ(result["verdict"]["slow_members"].size(), 1U) << result["verdict"].dump(2);
   EXPECT_EQ(result["verdict"]["slow_members"][0]["name"], "dm-0");
   expect_postgres_counted_what_iotap_saw(result);
+  EXPECT_EQ(leftovers(host), "");
+}
+
+// Two users tracing one server at once (--target local twice, one module file): each run loads
+// a module of its own name, neither refuses the other, and each reports its own program's reads.
+// The first is attached to a block_hasher the host started, so it stays loaded until the test
+// ends that process, and the second runs its own from start to end meanwhile.
+TEST_F(LocalTargetTest, TwoRunsAtOnceEachLoadAModuleOfItsOwnAndBothFinishRight) {
+  const Captured saved = capture({iotap_, "diagnose", "--save-module", module_, "--for-kernel",
+                                  host_kernel(), "-c", kDelayedReads});
+  ASSERT_EQ(saved.status.code, 0) << saved.err;
+  const SshKeys keys;
+  const TestHost host(
+      keys, "raid0(ram*3, delay(ram, 20ms))", /*without_staprun=*/false,
+      {"--program", iotap_, "--program", prefix_ + "/libexec/iotap/block_hasher/block_hasher",
+       "--file", prefix_, "--file", module_});
+  const Captured started = host.ssh(prefix_ +
+                                    "/libexec/iotap/block_hasher/block_hasher -d /dev/md0 -b 4096 "
+                                    "-t 1 --direct </dev/null >/dev/null 2>&1 & echo $!");
+  ASSERT_TRUE(started.status.ok()) << started.err;
+  const std::string pid = started.out.substr(0, started.out.find('\n'));
+  ASSERT_NO_FATAL_FAILURE(start_there(
+      host, "diagnose --target local --module " + module_ + " -x " + pid + " --timeout 600",
+      "first"));
+  const std::string live_modules = "awk '/^iotap/ && / Live / { print $1 }' /proc/modules";
+  ASSERT_TRUE(wait_there(host, live_modules, 120)) << host.ssh("cat /tmp/first.err").out;
+  const std::string first_module = host.ssh(live_modules).out;
+  EXPECT_TRUE(first_module.starts_with("iotap_")) << first_module;
+  EXPECT_EQ(std::count(first_module.begin(), first_module.end(), '\n'), 1) << first_module;
+
+  const Captured second = host.ssh(iotap_ + " diagnose --target local --module " + module_ +
+                                   " -c '" + kDelayedReads + "' --json");
+  ASSERT_EQ(second.status.code, 0) << second.err;
+  const Json second_result = Json::parse(second.out);
+  EXPECT_EQ(second_result["requests"]["count"], 32) << "its own program's reads, no more";
+  ASSERT_EQ(second_result["verdict"]["slow_members"].size(), 1U) << second.out;
+  EXPECT_EQ(second_result["verdict"]["slow_members"][0]["name"], "dm-0");
+  EXPECT_EQ(second_result["remap_check"]["mismatches"], 0);
+
+  // The first was loaded throughout, and is still: the same module, its run not over.
+  EXPECT_EQ(host.ssh(live_modules).out, first_module);
+  EXPECT_EQ(host.ssh("cat /tmp/first.status 2>/dev/null; true").out, "");
+  ASSERT_TRUE(host.ssh("kill " + pid).status.ok());
+  ASSERT_TRUE(wait_there(host, "cat /tmp/first.status", 120)) << host.ssh("cat /tmp/first.err").out;
+  const std::string first_err = host.ssh("cat /tmp/first.err").out;
+  EXPECT_EQ(host.ssh("cat /tmp/first.status").out, "0\n") << first_err;
+  const Json first_result = Json::parse(host.ssh("cat /tmp/first.json").out);
+  EXPECT_GT(first_result["requests"]["count"].get<int>(), 0) << first_err;
+  ASSERT_EQ(first_result["verdict"]["slow_members"].size(), 1U) << first_result["verdict"].dump(2);
+  EXPECT_EQ(first_result["verdict"]["slow_members"][0]["name"], "dm-0");
   EXPECT_EQ(leftovers(host), "");
 }
 

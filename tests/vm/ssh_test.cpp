@@ -4,6 +4,7 @@
 // read by the agent before and after the run), and the host is checked for leftovers after.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -197,6 +198,51 @@ TEST_F(SshTargetTest, AHostThatGoesAwayMidRunIsReportedAndTheOtherFinishes) {
   EXPECT_EQ(finished["result"]["requests"]["count"], 2000);
   EXPECT_EQ(fleet["summary"]["failed"], Json::array({going.target()}));
   EXPECT_EQ(staying.leftovers(), "");
+}
+
+// Two iotap runs on one host at once (two users, one server): each loads a module of its own
+// name there, and each reports its own program's reads. The first is attached to a block_hasher
+// the host started (4 KiB reads of the whole array: minutes of work), so it stays loaded until the
+// test ends that process; the second runs its own program from start to end meanwhile.
+TEST_F(SshTargetTest, TwoRunsOnOneHostAtOnceEachLoadAModuleOfItsOwn) {
+  TestHost host(keys_, "raid0(ram*3, delay(ram, 20ms))");
+  const Captured started = host.ssh(std::string(IOTAP_BLOCK_HASHER) +
+                                    " -d /dev/md0 -b 4096 -t 1 --direct </dev/null "
+                                    ">/dev/null 2>&1 & echo $!");
+  ASSERT_TRUE(started.status.ok()) << started.err;
+  const std::string pid = started.out.substr(0, started.out.find('\n'));
+  const std::string out = tmp_ / "first.json";
+  LiveIotap first(
+      {"attribute", "--target", host.target(), "-x", pid, "--json", "-o", out, "--timeout", "600"},
+      {keys_.iotap_env(), "TMPDIR=" + tmp_.path()});
+  ASSERT_TRUE(first.wait_for_line("iotap: ", "] running")) << first.err();
+  // Live: past its init, its probes on.
+  const std::string live_modules = "awk '/^iotap/ && / Live / { print $1 }' /proc/modules";
+  std::string first_module;
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (first_module.empty() && Clock::now() < deadline) first_module = host.ssh(live_modules).out;
+  EXPECT_TRUE(first_module.starts_with("iotap_")) << first_module;
+  EXPECT_EQ(std::count(first_module.begin(), first_module.end(), '\n'), 1) << first_module;
+
+  const Captured second =
+      run_iotap({"diagnose", "--target", host.target(), "-c", kDelayedReads, "--json"}, tmp_.path(),
+                {keys_.iotap_env()});
+  ASSERT_EQ(second.status.code, 0) << second.err;
+  const Json second_result = Json::parse(second.out);
+  EXPECT_EQ(second_result["requests"]["count"], 32) << "its own program's reads, no more";
+  ASSERT_EQ(second_result["verdict"]["slow_members"].size(), 1U) << second.out;
+  EXPECT_EQ(second_result["verdict"]["slow_members"][0]["name"], "dm-0");
+  EXPECT_EQ(second_result["remap_check"]["mismatches"], 0);
+
+  // The first was loaded throughout, and is still.
+  EXPECT_EQ(host.ssh(live_modules).out, first_module);
+  ASSERT_TRUE(host.ssh("kill " + pid).status.ok());
+  EXPECT_EQ(first.finish(), 0) << first.err();
+  const Json first_result = Json::parse(read_file(out));
+  EXPECT_EQ(first_result["verdict"]["status"], "ok") << first.err();
+  EXPECT_GT(first_result["requests"]["count"].get<int>(), 0);
+  EXPECT_EQ(first_result["verdict"]["slow_members"][0]["name"], "dm-0");
+  EXPECT_EQ(host.leftovers(), "");
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ class TestHost {
   // What iotap could have left there: its run directories and its module.
   [[nodiscard]] std::string leftovers() const {
     const Captured seen =
-        ssh("ls -d /tmp/iotap-ssh.* 2>/dev/null; grep '^iotap ' /proc/modules; "
+        ssh("ls -d /tmp/iotap-ssh.* 2>/dev/null; grep '^iotap' /proc/modules; "
             "ls /sys/module | grep '^iotap'; true");
     EXPECT_TRUE(seen.status.ok()) << seen.err;
     return seen.out;

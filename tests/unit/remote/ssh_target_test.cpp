@@ -70,23 +70,21 @@ TEST(SshTarget, RefusesWhatIsNotAnAddressSayingWhy) {
 TEST(SshTarget, ReadsTheAgentsFacts) {
   const HostFacts facts = parse_host_facts(
       "fact release 6.1.0-56-cloud-amd64\nfact machine x86_64\nfact staprun /usr/bin/staprun\n"
-      "fact privilege root\nfact user root\nfact busy no\nfact pid_exe /usr/bin/app\n"
+      "fact privilege root\nfact user root\nfact pid_exe /usr/bin/app\n"
       "fact pid_exe_sha256 def\n"
       "fact program_sha256 abc\nsomething else\nfact unknown 1\n");
   EXPECT_EQ(facts.release, "6.1.0-56-cloud-amd64");
   EXPECT_EQ(facts.machine, "x86_64");
   EXPECT_EQ(facts.staprun, "/usr/bin/staprun");
   EXPECT_EQ(facts.privilege, "root");
-  EXPECT_FALSE(facts.busy);
   EXPECT_EQ(facts.pid_exe, "/usr/bin/app");
   EXPECT_EQ(facts.pid_exe_sha256, "def");
   EXPECT_EQ(facts.program_sha256, "abc");
   const HostFacts missing =
-      parse_host_facts("fact staprun -\nfact pid_exe -\nfact program_sha256 -\nfact busy yes\n");
+      parse_host_facts("fact staprun -\nfact pid_exe -\nfact program_sha256 -\n");
   EXPECT_EQ(missing.staprun, "");
   EXPECT_EQ(missing.pid_exe, "");
   EXPECT_EQ(missing.program_sha256, "");
-  EXPECT_TRUE(missing.busy);
 }
 
 HostFacts ready_host() {
@@ -118,10 +116,6 @@ TEST(SshTarget, SaysWhatAHostLacksAndWhatToDo) {
   EXPECT_NE(
       host_problem(host, facts, "x86_64").find("alice@db7 is aarch64 and this machine x86_64"),
       std::string::npos);
-  facts = ready_host();
-  facts.busy = true;
-  EXPECT_NE(host_problem(host, facts, "x86_64").find("another iotap run is tracing it"),
-            std::string::npos);
   facts = ready_host();
   facts.release.clear();
   EXPECT_NE(host_problem(host, facts, "x86_64").find("did not say the kernel release"),

@@ -49,7 +49,6 @@ struct HostFacts {
   std::string staprun;         // its path there; empty when missing
   std::string privilege;       // root, stapdev, sudo (passwordless) or none
   std::string user;            // who iotap logged in as
-  bool busy = false;           // a module named iotap is loaded: another run is on
   std::string pid_exe;         // -x: the process's executable; empty when there is no such pid
   std::string pid_exe_sha256;  // -x: its digest
   std::string program_sha256;  // -c: the program's digest there; empty when it is not there

@@ -1,0 +1,23 @@
+#pragma once
+// A name of its own for each run's module on a machine others may trace too (--target local,
+// ssh://). The kernel refuses a second module of a name already loaded, so two runs of one
+// compiled module (iotap's cache hands every run of a script the same file) collided. The name
+// lives in the module's .gnu.linkonce.this_module section (struct module's name field), which is
+// what the kernel registers and what SystemTap's runtime names its channels after; staprun takes
+// the name from the file's. `staprun -R` renames too, but only within the compiled name's length
+// and to NAME_PID, which a 5-letter "iotap" cannot hold: iotap names the copy itself.
+#include <string>
+
+namespace iotap::stap {
+
+// "iotap_" and 12 random hex digits: distinct across runs and across the machines tracing one
+// host, and recognisably iotap's in lsmod.
+std::string run_module_name();
+
+// A copy of `module` in `dir` named `name` (`dir`/`name`.ko), the name in its this_module section
+// replaced. Throws UserError when the file has no such section holding its own name, or when the
+// name does not fit (the kernel's MODULE_NAME_LEN, 56 on 64-bit machines, with its NUL).
+std::string copy_module_named(const std::string& module, const std::string& name,
+                              const std::string& dir);
+
+}  // namespace iotap::stap

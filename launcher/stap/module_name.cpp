@@ -1,0 +1,114 @@
+#include "iotap/stap/module_name.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <system_error>
+
+#include "iotap/stap/module_info.h"
+#include "iotap/util/error.h"
+#include "iotap/util/files.h"
+
+namespace iotap::stap {
+namespace {
+
+// struct module's name[MODULE_NAME_LEN]: 64 - sizeof(unsigned long), the same on every 64-bit
+// architecture and kernel since 2.6.
+constexpr size_t kModuleNameLen = 64 - sizeof(uint64_t);
+constexpr size_t kRandomBytes = 6;
+
+struct ElfCloser {
+  void operator()(Elf* elf) const { elf_end(elf); }
+};
+
+struct FileRange {
+  size_t offset = 0;
+  size_t size = 0;
+};
+
+// Where the section `wanted` lies in the file; none when there is no such section with bytes.
+std::optional<FileRange> section_in_file(const std::string& path, const char* wanted) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  elf_version(EV_CURRENT);
+  std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ, nullptr));
+  std::optional<FileRange> range;
+  size_t names = 0;
+  if (elf && elf_getshdrstrndx(elf.get(), &names) == 0) {
+    for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
+         scn = elf_nextscn(elf.get(), scn)) {
+      GElf_Shdr header;
+      if (gelf_getshdr(scn, &header) == nullptr || header.sh_type == SHT_NOBITS) continue;
+      const char* name = elf_strptr(elf.get(), names, header.sh_name);
+      if (name != nullptr && std::strcmp(name, wanted) == 0) {
+        range = FileRange{header.sh_offset, header.sh_size};
+        break;
+      }
+    }
+  }
+  elf.reset();
+  ::close(fd);
+  return range;
+}
+
+}  // namespace
+
+std::string run_module_name() {
+  std::array<unsigned char, kRandomBytes> random{};
+  if (::getrandom(random.data(), random.size(), 0) != static_cast<ssize_t>(random.size()))
+    throw std::system_error(errno, std::generic_category(), "getrandom");
+  constexpr std::string_view kHex = "0123456789abcdef";
+  std::string name = "iotap_";
+  for (const unsigned char byte : random) {
+    name += kHex[byte >> 4U];
+    name += kHex[byte & 0xfU];
+  }
+  return name;
+}
+
+std::string copy_module_named(const std::string& module, const std::string& name,
+                              const std::string& dir) {
+  if (name.empty() || name.size() >= kModuleNameLen ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+    throw UserError("'" + name + "' cannot name a kernel module (a-z, 0-9 and _, at most " +
+                    std::to_string(kModuleNameLen - 1) + " characters)");
+  const std::string old_name = read_module_info(module).name;
+  std::string bytes = read_file(module);
+  const std::optional<FileRange> section = section_in_file(module, ".gnu.linkonce.this_module");
+  if (!section || section->offset > bytes.size() || section->size > bytes.size() - section->offset)
+    throw UserError(module +
+                    " has no .gnu.linkonce.this_module section: it is not a module "
+                    "SystemTap made (give the .ko file that --save-module wrote)");
+  // The section is zeros but for the name (its pointers are filled in by relocations at load),
+  // as staprun -R relies on too: the name is the first place it appears, followed by the NULs
+  // that pad the field to its end.
+  const std::string_view bytes_view(bytes);
+  const std::string_view field_area = bytes_view.substr(section->offset, section->size);
+  const size_t at = field_area.find(std::string(old_name) + '\0');
+  const bool fits =
+      at != std::string_view::npos && at + kModuleNameLen <= field_area.size() &&
+      std::ranges::all_of(field_area.substr(at + old_name.size(), kModuleNameLen - old_name.size()),
+                          [](char c) { return c == '\0'; });
+  if (!fits)
+    throw UserError(module + ": its name '" + old_name +
+                    "' is not where a module's name field is (the module is damaged, or not one "
+                    "SystemTap made): compile it again");
+  std::string field = name;
+  field.resize(kModuleNameLen, '\0');
+  bytes.replace(section->offset + at, kModuleNameLen, field);
+  std::string path = dir + "/" + name + ".ko";
+  write_file(path, bytes, 0600);
+  return path;
+}
+
+}  // namespace iotap::stap
