@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "iotap/config.h"
@@ -35,6 +36,7 @@
 #include "iotap/stap/stap_stderr.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
+#include "iotap/util/file_lock.h"
 #include "iotap/util/files.h"
 #include "iotap/util/sha256.h"
 #include "iotap/util/stop_signal.h"
@@ -211,6 +213,20 @@ stap::CompiledModule compile_script(const TracedScript& script, const PreparedRu
   if (auto cached = stap::cached_module(request, key)) {
     sinks.status(script_name + ": module from cache (kernel " + result.kernel_release + ")");
     return *std::move(cached);
+  }
+  // One compile per module: another run making this one (a fleet's host of the same kernel, a
+  // colleague's run of the same script) is waited for, and its module taken.
+  std::unique_ptr<FileLock> compiling;
+  if (!key.empty()) {
+    compiling = stap::ModuleCache(request.module_cache_dir).compiling(key, [&] {
+      sinks.status("waiting for another iotap run compiling the same module (" + script_name +
+                   " for kernel " + result.kernel_release + ")");
+    });
+    if (auto cached = stap::cached_module(request, key)) {
+      sinks.status(script_name + ": module from cache, compiled by another run meanwhile (kernel " +
+                   result.kernel_release + ")");
+      return *std::move(cached);
+    }
   }
   const bool cold = !stap::stap_cache_is_warm(stap::stap_cache_dir(), compile_kernel, runtime_dir);
   sinks.status("compiling " + script_name + " for kernel " + result.kernel_release +

@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
 #include "iotap/util/cache_eviction.h"
 #include "iotap/util/error.h"
+#include "iotap/util/file_lock.h"
 #include "iotap/util/files.h"
 #include "iotap/util/sha256.h"
 
@@ -22,6 +24,7 @@ constexpr std::string_view kKeyFormat = "iotap module cache 1";
 constexpr std::string_view kModuleFile = "iotap.ko";
 constexpr std::string_view kScriptPathFile = "script-path";
 constexpr std::string_view kWarningsFile = "warnings";
+constexpr std::string_view kLockSuffix = ".lock";
 
 // A file by path, size and modification time (following symlinks), or as absent.
 void add_file_identity(Sha256& key, const std::string& path) {
@@ -146,6 +149,33 @@ void ModuleCache::store(const std::string& key, const CachedModule& module,
   // Another run stored the same key first: its entry is as good as this one.
   if (error) fs::remove_all(partial, error);
   evict_least_recently_used(dir_, max_entries);
+  remove_old_locks();
+}
+
+std::unique_ptr<FileLock> ModuleCache::compiling(const std::string& key,
+                                                 const std::function<void()>& on_wait) const {
+  std::error_code error;
+  fs::create_directories(dir_, error);
+  return std::make_unique<FileLock>(dir_ + "/" + key + std::string(kLockSuffix), on_wait,
+                                    "while waiting for another run's compile of the same module");
+}
+
+// A lock file is made per key compiled, and the entries it guarded are evicted in time: those
+// an hour old whose entry is gone are removed (a compile takes minutes, so none is held; one
+// that were would cost a second compile, not a wrong module).
+void ModuleCache::remove_old_locks() const {
+  const auto now = fs::file_time_type::clock::now();
+  std::error_code error;
+  for (const auto& item : fs::directory_iterator(dir_, error)) {
+    std::error_code ignored;
+    const std::string name = item.path().filename().string();
+    if (!name.ends_with(kLockSuffix) || !item.is_regular_file(ignored)) continue;
+    const std::string key = name.substr(0, name.size() - kLockSuffix.size());
+    if (fs::exists(fs::path(dir_) / key, ignored) ||
+        now - item.last_write_time(ignored) < std::chrono::hours(1))
+      continue;
+    fs::remove(item.path(), ignored);
+  }
 }
 
 }  // namespace iotap::stap

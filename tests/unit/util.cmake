@@ -2,6 +2,7 @@
 # failures that must come before the compile. No root, no kernel, no guest.
 # Its own binary: a stop signal, once received, stays for the life of the process.
 iotap_unit_test(stop_signal_test SOURCES util/stop_signal_test.cpp LIBS iotap_util)
+iotap_unit_test(file_lock_test SOURCES util/file_lock_test.cpp LIBS iotap_util)
 iotap_unit_test(capture_time_limit_test SOURCES util/capture_time_limit_test.cpp LIBS iotap_util)
 iotap_unit_test(leftovers_test SOURCES util/leftovers_test.cpp LIBS iotap_util)
 target_compile_definitions(leftovers_test PRIVATE IOTAP_BINARY="$<TARGET_FILE:iotap>")

@@ -174,6 +174,38 @@ TEST_F(SshTargetTest, AFleetReportsEachHostTheSlowOneAndTheOneWithoutStaprun) {
   EXPECT_EQ(files_under(tmp_.path()), std::vector<std::string>{});
 }
 
+// A fleet of three hosts on one kernel, with iotap's module cache empty: one of the three runs
+// compiles the module and the other two wait for it and take it (they would each have compiled
+// it, three stap runs at once on this machine's CPUs), and every host still reports its own.
+TEST_F(SshTargetTest, AFleetOfThreeOnOneKernelCompilesOnce) {
+  TestHost a(keys_, "raid0(ram*3, delay(ram, 20ms))");
+  TestHost b(keys_, "raid0(ram*3, delay(ram, 20ms))");
+  TestHost c(keys_, "raid0(ram*3, delay(ram, 20ms))");
+  const TempDir cache("iotap-fleet-cache");
+  const Captured run =
+      run_iotap({"diagnose", "--target", a.target(), "--target", b.target(), "--target", c.target(),
+                 "-c", kDelayedReads, "--json"},
+                tmp_.path(), {keys_.iotap_env(), "IOTAP_MODULE_CACHE=" + cache.path()});
+  ASSERT_EQ(run.status.code, 0) << run.err;
+  const Json fleet = Json::parse(run.out);
+  ASSERT_EQ(fleet["hosts"].size(), 3U);
+  for (const Json& host : fleet["hosts"]) {
+    EXPECT_EQ(host["result"]["requests"]["count"], 32) << host.dump(2);
+    ASSERT_EQ(host["result"]["verdict"]["slow_members"].size(), 1U) << host.dump(2);
+    EXPECT_EQ(host["result"]["verdict"]["slow_members"][0]["name"], "dm-0");
+  }
+  const auto lines_with = [&run](const std::string& text) {
+    int count = 0;
+    for (size_t at = run.err.find(text); at != std::string::npos; at = run.err.find(text, at + 1))
+      ++count;
+    return count;
+  };
+  EXPECT_EQ(lines_with("] compiling "), 1) << run.err;
+  EXPECT_EQ(lines_with("] compiled in "), 1) << run.err;
+  EXPECT_EQ(lines_with(": module from cache"), 2) << run.err;
+  for (const TestHost* host : {&a, &b, &c}) EXPECT_EQ(host->leftovers(), "");
+}
+
 TEST_F(SshTargetTest, AHostThatGoesAwayMidRunIsReportedAndTheOtherFinishes) {
   TestHost going(keys_, "raid0(ram*3, delay(ram, 20ms))");
   TestHost staying(keys_, "raid0(ram*4)");

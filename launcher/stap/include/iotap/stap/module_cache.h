@@ -10,10 +10,16 @@
 // of the macros naming this run's programs, the runtime and the kernel tree by path, size and
 // modification time, and every file the script, macros or command line name by absolute path
 // (a traced binary rebuilt moves its probes).
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace iotap {
+class FileLock;
+}
 
 namespace iotap::stap {
 
@@ -55,8 +61,14 @@ class ModuleCache {
   // Keeps `module` (its module_path a freshly compiled module) under `key`, then drops the
   // least recently used entries beyond `max_entries`. Throws UserError when it cannot write.
   void store(const std::string& key, const CachedModule& module, size_t max_entries = 128) const;
+  // Held while the module for `key` is compiled: a run that wants the same module (a fleet's
+  // hosts of one kernel, two users' runs of one script) waits for it, calling `on_wait` once,
+  // and then finds the module here. Throws Stopped when a stop signal comes while it waits.
+  [[nodiscard]] std::unique_ptr<FileLock> compiling(const std::string& key,
+                                                    const std::function<void()>& on_wait) const;
 
  private:
+  void remove_old_locks() const;
   std::string dir_;
 };
 
