@@ -5,15 +5,18 @@
 // shape and size runs in its own process so its peak RSS is its own. Not a test: see
 // docs/performance.md.
 //
-//   engine_bench [--shape NAME]... [--in-memory] [TRACE.json] [EVENTS...]
+//   engine_bench [--shape NAME]... [--in-memory] [--perfetto FILE] [TRACE.json] [EVENTS...]
 //       default: every shape, the incident recording, 1000000 10000000 events
 //       --in-memory: make the whole stream before feeding it, so that a profiler sees the
 //       engine alone (its peak RSS is then the stream's)
+//       --perfetto FILE: the --perfetto timeline of every read and bio written to FILE as the
+//       engine hands them over (/dev/null: its cost and memory without the disk), timed with it
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "iotap/engine.h"
+#include "iotap/report/perfetto.h"
 #include "stream_shapes.h"
 #include "trace_file.h"
 
@@ -35,13 +39,58 @@ long peak_rss_kib() {
   return usage.ru_maxrss;
 }
 
+// The --perfetto timeline into a file, as the run's would be: written as it goes.
+class TimelineFile {
+ public:
+  explicit TimelineFile(const std::string& path)
+      : file_(path.empty() ? nullptr : std::fopen(path.c_str(), "w")),
+        trace_([this](std::string_view text) { write(text); }, "engine_bench") {
+    if (!path.empty() && file_ == nullptr) std::perror(path.c_str());
+  }
+  ~TimelineFile() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  TimelineFile(const TimelineFile&) = delete;
+  TimelineFile& operator=(const TimelineFile&) = delete;
+  TimelineFile(TimelineFile&&) = delete;
+  TimelineFile& operator=(TimelineFile&&) = delete;
+
+  // Chains the trace into `options` (nothing when no file was named).
+  void feed_from(iotap::engine::Options& options) {
+    if (file_ == nullptr) return;
+    options.finished_request = [this](const iotap::engine::FinishedRequest& r) { trace_.add(r); };
+    options.finished_bio = [this](const iotap::engine::FinishedBio& b) { trace_.add(b); };
+  }
+  void finish() {
+    if (file_ != nullptr) trace_.finish();
+  }
+  [[nodiscard]] std::string summary() const {
+    if (file_ == nullptr) return "";
+    std::array<char, 128> text{};
+    std::snprintf(text.data(), text.size(), "  timeline %.1f MiB, arrows waiting at most %zu",
+                  static_cast<double>(bytes_) / (1024.0 * 1024.0), trace_.arrows_waiting_at_most());
+    return text.data();
+  }
+
+ private:
+  void write(std::string_view text) {
+    bytes_ += text.size();
+    std::fwrite(text.data(), 1, text.size(), file_);
+  }
+  std::FILE* file_;
+  iotap::report::PerfettoTrace trace_;
+  uint64_t bytes_ = 0;
+};
+
 int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& recording,
-            Shape shape, uint64_t wanted, bool in_memory) {
+            Shape shape, uint64_t wanted, bool in_memory, const std::string& perfetto) {
   iotap::bench::StreamMaker maker(recording, trace.stack, shape);
   const long rss_before = peak_rss_kib();
   const uint64_t groups = (wanted + maker.events_per_group() - 1) / maker.events_per_group();
   iotap::engine::Options options;
   options.slowest = 10;
+  TimelineFile timeline(perfetto);
+  timeline.feed_from(options);
   iotap::engine::Engine engine(trace.stack, options);
   std::chrono::nanoseconds busy{0};
   constexpr size_t kChunk = size_t{64} * 1024;
@@ -65,6 +114,7 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
   }
   const auto start = std::chrono::steady_clock::now();
   const iotap::engine::Result result = engine.finish();
+  timeline.finish();
   busy += std::chrono::steady_clock::now() - start;
 
   const double seconds = std::chrono::duration<double>(busy).count();
@@ -73,14 +123,15 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
                       result.requests.count == groups * maker.reads_per_group();
   std::printf(
       "%-8s %3u CPUs %11llu events  %6.3f s  %6.2f M events/s  peak RSS %6.1f MiB (%.1f MiB "
-      "before the engine)  bio nodes held at most %zu  reads %llu  slow member %s  %s\n",
+      "before the engine)  bio nodes held at most %zu  reads %llu  slow member %s  %s%s\n",
       std::string(shape.name).c_str(), maker.cpus(), static_cast<unsigned long long>(result.events),
       seconds, static_cast<double>(result.events) / seconds / 1e6,
       static_cast<double>(peak_rss_kib()) / 1024, static_cast<double>(rss_before) / 1024,
       static_cast<size_t>(result.stream.peak_held),
       static_cast<unsigned long long>(result.requests.count),
       result.slow_members.empty() ? "none" : result.slow_members[0].name.c_str(),
-      joined ? "(every copy joined, nothing lost)" : "(JOIN BROKEN: loss, late or missing reads)");
+      joined ? "(every copy joined, nothing lost)" : "(JOIN BROKEN: loss, late or missing reads)",
+      timeline.summary().c_str());
   if (!joined)
     std::printf(
         "  sequence gaps %llu, unmatched completions %llu, late events %llu, remap "
@@ -98,7 +149,7 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
 int usage(const char* why) {
   std::fprintf(stderr,
                "engine_bench: %s\nusage: engine_bench [--shape incident|deep|cpus64]... "
-               "[TRACE.json] [EVENTS...]\n",
+               "[--in-memory] [--perfetto FILE] [TRACE.json] [EVENTS...]\n",
                why);
   return 2;
 }
@@ -110,10 +161,14 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> sizes;
   std::vector<Shape> shapes;
   bool in_memory = false;
+  std::string perfetto;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--in-memory") {
       in_memory = true;
+    } else if (arg == "--perfetto") {
+      if (i + 1 == argc) return usage("--perfetto needs a file");
+      perfetto = argv[++i];
     } else if (arg == "--shape") {
       if (i + 1 == argc) return usage("--shape needs a name");
       const std::string_view name = argv[++i];
@@ -143,7 +198,7 @@ int main(int argc, char** argv) {
   for (const Shape& shape : shapes) {
     for (const uint64_t size : sizes) {
       const pid_t child = fork();
-      if (child == 0) std::_Exit(measure(trace, recording, shape, size, in_memory));
+      if (child == 0) std::_Exit(measure(trace, recording, shape, size, in_memory, perfetto));
       int child_status = 0;
       waitpid(child, &child_status, 0);
       if (!WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0) status = 1;

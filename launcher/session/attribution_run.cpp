@@ -199,7 +199,7 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
   std::optional<OutputFile> html_out;
   if (!html_path.empty()) html_out.emplace(html_path, "--html");  // checked now, written at the end
   RequestHooks hooks;
-  perfetto.taken(hooks);
+  perfetto.taken(hooks, run_title(options));
   OutputFile::refuse_same_file({&out, html_out ? &*html_out : nullptr, perfetto.file()});
   const AttributionRun run = run_attribution(options, slowest, requests, hooks);
   const AttributionOutcome outcome = attribution_outcome(options, run, waterfalls);
@@ -213,12 +213,15 @@ int attribution_verb(std::span<const std::string> args, const char* help, bool w
                       report::overhead_line(run.overhead) +
                       postgres_stats_text(run.run.postgres, json["levels"]));
   if (html_out) html_out->write(report::html(json, run_title(options)));
-  perfetto.write(run_title(options));
+  perfetto.finish();
   say_nothing_to_answer(run, outcome);
   return outcome.exit;
 }
 
 struct PerfettoOption::State {
+  explicit State(const std::string& path, const std::string& title)
+      : file(path, "--perfetto", OutputFile::Replace::kAtCommit),
+        trace([this](std::string_view text) { file.write(text); }, title) {}
   OutputFile file;
   report::PerfettoTrace trace;
 };
@@ -232,13 +235,12 @@ void PerfettoOption::add_to(boost::program_options::options_description& options
       "also write the run as a timeline to FILE (Chrome trace-event JSON: open it in "
       "ui.perfetto.dev or chrome://tracing): a track per thread with its requests, a track per "
       "device with its bios, and arrows from each request down to the bios it caused on every "
-      "layer, to the member disks (it keeps every request and bio in memory until the run "
-      "ends)");
+      "layer, to the member disks; written as the run goes, in memory only what is in flight)");
 }
 
-void PerfettoOption::taken(RequestHooks& hooks) {
+void PerfettoOption::taken(RequestHooks& hooks, const std::string& title) {
   if (path_.empty()) return;
-  state_ = std::make_unique<State>(State{OutputFile(path_, "--perfetto"), {}});
+  state_ = std::make_unique<State>(path_, title);
   report::PerfettoTrace& trace = state_->trace;
   hooks.started = [&trace, started = std::move(hooks.started)](
                       const std::vector<StackDevice>& devices, engine::RequestSource source) {
@@ -266,8 +268,10 @@ const OutputFile* PerfettoOption::file() const {
   return state_ ? &state_->file : nullptr;
 }
 
-void PerfettoOption::write(std::string_view title) {
-  if (state_) state_->file.write(state_->trace.json(title));
+void PerfettoOption::finish() {
+  if (!state_) return;
+  state_->trace.finish();
+  state_->file.commit();
 }
 
 std::string run_title(const TargetOptions& options) {

@@ -344,7 +344,7 @@ int record(Args args) {
   hooks.finished = [&](const engine::FinishedRequest& f) { recorder.finished(f); };
   hooks.provider = [&](const provider::Provider& p) { recorder.provider(p); };
   hooks.finished_level = [&](const engine::FinishedLevelRequest& f) { recorder.finished_level(f); };
-  perfetto.taken(hooks);
+  perfetto.taken(hooks, run_title(options));
   OutputFile::refuse_same_file({&out, perfetto.file()});
   const AttributionRun run = run_attribution(options, 0, requests, hooks);
   // A run whose stream never started (staprun failed at once), or that saw no request, made no
@@ -352,7 +352,7 @@ int record(Args args) {
   recorder.finish(run);
   const bool recorded = recorder.requests() > 0;
   if (recorded) out.commit();
-  perfetto.write(run_title(options));
+  perfetto.finish();
 
   int exit = run.run.exit_status;
   say_what_was_recorded(recorder, run, options, format, recorded);

@@ -212,7 +212,7 @@ int replay(Args args) {
                         .start_ns = f.start_ns - f.first_start_ns,
                         .result = f.result});
   };
-  a.perfetto.taken(hooks);
+  a.perfetto.taken(hooks, run_title(options));
   OutputFile::refuse_same_file({&out, a.perfetto.file()});
   for (const OutputFile* output : {static_cast<const OutputFile*>(&out), a.perfetto.file()})
     if (output != nullptr) output->refuse_input(file, "the recording it replays");
@@ -228,7 +228,7 @@ int replay(Args args) {
     out.write(report::text(run.result, a.slowest > 0, outcome.why, run.run.kernel_stats) +
               report::overhead_line(run.overhead) + fidelity_text(fidelity, file, *pace));
   }
-  a.perfetto.write(run_title(options));
+  a.perfetto.finish();
   say_nothing_to_answer(run, outcome);
   if (!run.run.interrupted && (fidelity.replayed != fidelity.recorded || !fidelity.order_preserved))
     std::fprintf(stderr,

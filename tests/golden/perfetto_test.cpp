@@ -38,11 +38,13 @@ struct Followed {
   Timeline timeline;
   std::vector<StackDevice> stack;
   std::map<uint64_t, engine::FinishedRequest> requests;
+  size_t arrows_waiting_at_most = 0;
 };
 
 Followed follow(const std::string& name) {
   const Trace trace = load_trace(std::string(GOLDEN_DIR) + "/traces/" + name + ".json");
-  report::PerfettoTrace perfetto;
+  std::string text;
+  report::PerfettoTrace perfetto([&text](std::string_view piece) { text += piece; }, name);
   perfetto.set_stack(trace.stack);
   Followed out;
   engine::Options options;
@@ -54,7 +56,9 @@ Followed follow(const std::string& name) {
   };
   options.finished_bio = [&](const engine::FinishedBio& bio) { perfetto.add(bio); };
   out.result = run_trace(trace, options, size_t{64} * 1024);
-  out.timeline = test::read_timeline(perfetto.json(name));
+  perfetto.finish();
+  out.timeline = test::read_timeline(text);
+  out.arrows_waiting_at_most = perfetto.arrows_waiting_at_most();
   out.stack = trace.stack;
   return out;
 }
@@ -62,6 +66,10 @@ Followed follow(const std::string& name) {
 // `copies`: how many times the array writes a request's bytes to its members (raid1: 2).
 // Returns how many requests' bytes were checked.
 size_t expect_flows_join_as_the_engine_did(const Followed& run, uint64_t copies) {
+  // Written as it goes: the arrows waiting for their start's slice to end are never more than
+  // the reads and bios the engine itself held at once (each waits for one of them).
+  EXPECT_LE(run.arrows_waiting_at_most, run.result.stream.peak_held);
+  EXPECT_GT(run.arrows_waiting_at_most, 0U);
   const Timeline& timeline = run.timeline;
   EXPECT_EQ(timeline.problems, std::vector<std::string>{});
   const std::set<std::string> members = members_of(run.stack);

@@ -27,7 +27,8 @@ TEST(LevelPerfetto, AQuerysSliceNestsOverItsReadsWithFlowsDownToTheBios) {
       .sd(180 * kUs, 0, tid, 8192);
   s.pe(190 * kUs, 0, tid, 2, 0, 8192).pe(200 * kUs, 0, tid, 1, 0, 0).pe(1000 * kUs, 0, tid, 0, 0);
 
-  report::PerfettoTrace trace;
+  std::string text;
+  report::PerfettoTrace trace([&text](std::string_view piece) { text += piece; }, "postgres");
   trace.set_stack(raid0(2));
   uint64_t pread = 0;
   Options options;
@@ -42,14 +43,19 @@ TEST(LevelPerfetto, AQuerysSliceNestsOverItsReadsWithFlowsDownToTheBios) {
   options.finished_level_request = [&](const FinishedLevelRequest& r) { trace.add(r); };
   run(raid0(2), s.text(), options);
 
-  const test::Timeline timeline = test::read_timeline(trace.json("postgres"));
+  trace.finish();
+  const test::Timeline timeline = test::read_timeline(text);
   EXPECT_EQ(timeline.problems, std::vector<std::string>{});
   std::vector<const test::Slice*> levels;
   for (const auto& slice : timeline.slices)
     if (slice.args.contains("level")) levels.push_back(&slice);
   ASSERT_EQ(levels.size(), 3U);
-  EXPECT_EQ(levels[0]->args["level"], "query");  // outermost first
-  EXPECT_EQ(levels[0]->args["text"], "SELECT * FROM t");
+  // Written as they end, innermost first: the viewers nest slices by their times.
+  EXPECT_EQ(levels[0]->args["level"], "smgr_read");
+  EXPECT_EQ(levels[2]->args["level"], "query");
+  EXPECT_EQ(levels[2]->args["text"], "SELECT * FROM t");
+  EXPECT_LT(levels[2]->ts, levels[1]->ts);
+  EXPECT_LT(levels[1]->ts, levels[0]->ts);
   ASSERT_TRUE(timeline.requests.contains(pread));
   const test::Slice& call = timeline.slices[timeline.requests.at(pread)];
   for (const test::Slice* level : levels) {

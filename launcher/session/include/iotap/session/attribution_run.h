@@ -48,8 +48,9 @@ struct RequestHooks {
 
 // --perfetto FILE, for the verbs that follow requests (attribute, diagnose, record, replay):
 // adds the option to `options`; when it was given, `hooks` also feed a report::PerfettoTrace
-// (beside what they did), and write() writes it. The file is checked when parsed options are
-// taken (taken()), before the run, and written at the end.
+// (beside what they did), which writes each request and bio as it ends. The file is checked
+// when parsed options are taken (taken()), before the run; it is written under a temporary name
+// and put in place by finish(), so that a run that fails leaves an older trace as it was.
 class PerfettoOption {
  public:
   PerfettoOption();
@@ -61,10 +62,10 @@ class PerfettoOption {
 
   void add_to(boost::program_options::options_description& options);
   // After parsing: opens the file (an OutputFile: a directory or an unwritable path is said
-  // now) and chains the trace into `hooks`.
-  void taken(RequestHooks& hooks);
-  // The trace, titled `title` (run_title()); nothing without --perfetto.
-  void write(std::string_view title);
+  // now) and chains the trace, titled `title` (run_title()), into `hooks`.
+  void taken(RequestHooks& hooks, const std::string& title);
+  // The trace's end, and the file in its place; nothing without --perfetto.
+  void finish();
   // --perfetto's file once taken(), for the checks that no two outputs, and no output and an
   // input, are one file; null without --perfetto.
   [[nodiscard]] const OutputFile* file() const;
