@@ -3,9 +3,11 @@
 // command that reproduces them.
 //
 // block_hasher reads a ram disk in small O_DIRECT blocks (many probe hits per second), each
-// round five ways (rounds.sh): built without probes, with probes unattached, under iotap's
-// events.stp module as iotap runs it, the same with stapio at nice -10 above the program, and under
-// bpftrace running events.bt (the same events). A tracer's per-hit cost in a round is (its run's
+// round six ways (rounds.sh): built without probes, with probes unattached, under the floor
+// (floor.stp: the same probes, each hit reading the clock and taking a sequence number, nothing
+// written: the least any tracer pays), under iotap's events.stp module as iotap runs it, the same
+// with stapio at nice -10 above the program, and under bpftrace running events.bt (the same
+// events). A tracer's per-hit cost in a round is (its run's
 // seconds - the untraced run's) / its probe hits (the events it wrote and those it counted as
 // dropped); the table shows the median over the rounds, and what each tracer lost in its worst
 // round: read_start/read_done events missing from its output (block_hasher's reads are known
@@ -45,7 +47,9 @@ constexpr const char* kUsage =
     "usage: overhead_bench [--rounds N] [--block-size BYTES] [--threads N] [--stack SPEC]\n"
     "\n"
     "Measures what tracing costs block_hasher in the guest: built without probes, with probes\n"
-    "unattached, under iotap's events.stp and under bpftrace (bench/overhead/events.bt), N rounds\n"
+    "unattached, under the floor (bench/overhead/floor.stp: the same probes, a clock read and a\n"
+    "sequence number each), under iotap's events.stp and under bpftrace\n"
+    "(bench/overhead/events.bt), N rounds\n"
     "(default 3) of O_DIRECT reads of the stack's top device (default: ram, a 64 MiB ram disk)\n"
     "in BYTES blocks (default 4096) by N threads (default 2).\n"
     "The guest boots the default guest kernel, or $IOTAP_GUEST_KERNEL's (a release or a prefix,\n"
@@ -97,6 +101,17 @@ std::string events_module(const TempDir& work) {
   return guest_module(request, "events.stp", release, say);
 }
 
+// floor.stp, compiled the same way, as iotap_floor.ko (staprun names a module after its file).
+std::string floor_module(const TempDir& work) {
+  const std::string release = guest::resolve_guest_kernel("");
+  stap::CompileRequest request =
+      guest_compile_request(read_file(FLOOR_SCRIPT), FLOOR_SCRIPT, release, work.path());
+  request.block_hasher_exe = BLOCK_HASHER;
+  request.module_name = "iotap_floor";
+  request.stap_options = {"-g"};
+  return guest_module(request, "floor.stp", release, say);
+}
+
 // One tracer's or build's line of a round.
 struct Measure {
   double seconds = 0;
@@ -108,7 +123,7 @@ struct Measure {
 };
 
 struct Rounds {
-  std::map<std::string, std::vector<Measure>> by_kind;  // bare, untraced, iotap, bpftrace
+  std::map<std::string, std::vector<Measure>> by_kind;  // bare, untraced, floor, iotap, bpftrace
   uint64_t reads = 0;                                   // per block_hasher run
 };
 
@@ -161,9 +176,12 @@ void report(const Rounds& rounds, const Options& options) {
   std::printf("  %-26s %8.3f s\n", "built without probes", bare);
   std::printf("  %-26s %8.3f s  %+.1f%% against the build without probes\n",
               "probes, nothing attached", untraced, bare > 0 ? (untraced / bare - 1) * 100 : 0);
-  const std::map<std::string, std::string> names{
-      {"iotap", "iotap"}, {"iotap-nice-10", "iotap, stapio at nice -10"}, {"bpftrace", "bpftrace"}};
-  for (const char* tracer : {"iotap", "iotap-nice-10", "bpftrace"}) {
+  const std::map<std::string, std::string> names{{"floor", "floor (clock, sequence)"},
+                                                 {"iotap", "iotap"},
+                                                 {"iotap-nice-10", "iotap, stapio at nice -10"},
+                                                 {"bpftrace", "bpftrace"}};
+  std::map<std::string, double> cost;  // median ns per hit, by tracer
+  for (const char* tracer : {"floor", "iotap", "iotap-nice-10", "bpftrace"}) {
     const std::vector<Measure>& measures = kind(tracer);
     if (measures.empty()) continue;
     std::vector<double> per_hit;
@@ -178,7 +196,10 @@ void report(const Rounds& rounds, const Options& options) {
       // A hit costs whether its event was written or dropped.
       const uint64_t hits = measure.events + measure.dropped;
       if (hits > 0) per_hit.push_back((measure.seconds - base) * 1e9 / static_cast<double>(hits));
-      const uint64_t seen = measure.read_starts + measure.read_dones;
+      // The floor writes no event: its hits are its sequence numbers, and it loses none.
+      const uint64_t seen = tracer == std::string_view("floor")
+                                ? 2 * reads
+                                : measure.read_starts + measure.read_dones;
       lost = std::max(lost, 2 * reads > seen ? 2 * reads - seen : 0);
       dropped = std::max(dropped, measure.dropped);
       events = std::max(events, measure.events);
@@ -193,7 +214,12 @@ void report(const Rounds& rounds, const Options& options) {
         static_cast<unsigned long long>(lost), static_cast<unsigned long long>(dropped));
     if (!tracer_cpu.empty())
       std::printf("  %-26s %8.3f s  of cpu time used by stapio itself\n", "", median(tracer_cpu));
+    cost[tracer] = median(per_hit);
   }
+  // Issue 31's goal: iotap's hit at most 1.5 times the floor's and 0.4 times bpftrace's.
+  if (cost["floor"] > 0 && cost["bpftrace"] > 0)
+    std::printf("  iotap's hit: %.2f times the floor's, %.2f times bpftrace's\n",
+                cost["iotap"] / cost["floor"], cost["iotap"] / cost["bpftrace"]);
 }
 
 int run(int argc, char** argv) {
@@ -204,6 +230,7 @@ int run(int argc, char** argv) {
 
   const TempDir work("iotap-overhead");
   const std::string module = events_module(work);
+  const std::string floor = floor_module(work);
   say("building the tools image (bpftrace and its libraries; once, then cached)");
   const std::string tools = guest::tools_image({bpftrace}, data_paths().cache);
   std::string script = read_file(EVENTS_BT);
@@ -226,9 +253,10 @@ int run(int argc, char** argv) {
                  std::to_string(options.threads),
                  BLOCK_HASHER,
                  BARE_BLOCK_HASHER,
-                 bt};
+                 bt,
+                 floor};
   run.programs = {BLOCK_HASHER, BARE_BLOCK_HASHER};
-  run.files = {ROUNDS_SCRIPT, bt};
+  run.files = {ROUNDS_SCRIPT, bt, floor};
   const std::string output = run_rounds_in_guest(run, "overhead_bench");
   report(parse_rounds(output), options);
   return 0;

@@ -1,18 +1,20 @@
 # The overhead benchmark's rounds, run in the guest by bench/overhead (VmRun::plain_command):
-#   sh rounds.sh ROUNDS DEVICE BLOCK_SIZE THREADS HASHER BARE_HASHER BPFTRACE_SCRIPT
-# Each round reads DEVICE with block_hasher four ways: built without probes (BARE_HASHER), with
+#   sh rounds.sh ROUNDS DEVICE BLOCK_SIZE THREADS HASHER BARE_HASHER BPFTRACE_SCRIPT FLOOR_MODULE
+# Each round reads DEVICE with block_hasher six ways: built without probes (BARE_HASHER), with
 # probes but nothing attached, under iotap's events.stp module (/iotap/iotap.ko, run as iotap
-# runs it, then once more with stapio at nice -10 above the program), and under bpftrace with
-# the same events. Each prints one line:
+# runs it, then once more with stapio at nice -10 above the program), under the floor
+# (FLOOR_MODULE, floor.stp: the same probes, a clock read and a sequence number per hit, nothing
+# written), and under bpftrace with the same events. Each prints one line:
 #   round N bare|untraced SECONDS
 #   reads BLOCKS                                  (once: how many reads a run makes)
-#   round N iotap|iotap-nice-10|bpftrace SECONDS EVENTS RS RD DROPPED [STAPIO_CPU]
+#   round N iotap|iotap-nice-10|floor|bpftrace SECONDS EVENTS RS RD DROPPED [STAPIO_CPU]
+# (the floor's EVENTS are its hits, its RS and RD 0: it writes nothing)
 # SECONDS is block_hasher's own (its --json "seconds": the reads, not the tracer's start);
 # EVENTS the tracer's event lines, RS/RD its read_start/read_done events, DROPPED what the tracer
 # itself counted as lost (stap's skipped probes, bpftrace's lost events), STAPIO_CPU (iotap's
 # lines) the user and system seconds stapio itself used, as stapio_drain.so reports them.
 set -u
-rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7
+rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7 floor=$8
 args="-d $dev -b $bs -t $threads --direct --json"
 
 # A JSON number: nlohmann::json writes under 1e-4 with an exponent (5e-05).
@@ -57,6 +59,14 @@ while [ "$i" -le "$rounds" ]; do
   # above the program, iotap's default before this benchmark.
   run_iotap iotap "$IOTAP_STAPRUN_NICE"
   run_iotap iotap-nice-10 -10
+
+  # The floor: the same probes, a clock read and a sequence number per hit, nothing written;
+  # staprun as for iotap. Its hits are the sequence numbers it took ("floor hits N" at its end).
+  nice -n "$IOTAP_STAPRUN_NICE" staprun \
+    -c "nice -n $((0 - IOTAP_STAPRUN_NICE)) /iotap/stdout-to-stderr $hasher $args" "$floor" \
+    >/tmp/floor.out 2>/tmp/floor.err || echo "error staprun floor: $(tail -n 3 /tmp/floor.err)"
+  echo "round $i floor $(seconds /tmp/floor.err) $(sum_after 'floor hits' /tmp/floor.out) 0 0" \
+    "$(sum_after 'skipped probes:' /tmp/floor.err)"
 
   # bpftrace as its users run it: bpftrace -o FILE -c CMD SCRIPT, at the default priority
   # (-c wants the traced binary itself: with a nice wrapper its USDT probes did not attach).

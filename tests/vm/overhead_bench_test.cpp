@@ -1,6 +1,7 @@
 // bench/overhead for real in the guest, one round: bpftrace runs from the tools image iotap
-// builds and its script fires on the same events as events.stp; iotap writes every one of them
-// (read_start and read_done exactly once per read), and each tracer's line gives a per-hit cost.
+// builds and its script fires on the same events as events.stp, and so does the floor's module
+// (floor.stp: each hit counted, nothing written); iotap writes every one of them (read_start and
+// read_done exactly once per read), and each tracer's line gives a per-hit cost.
 // The figures themselves are the benchmark's (docs/performance.md), not asserted here, not even
 // their sign: since the guest runs its vCPUs in one host thread (launcher/guest/qemu_command.cpp),
 // one round's timing is noise (a traced round once ran 16% faster than the untraced one, and
@@ -52,6 +53,11 @@ TEST_F(OverheadBench, BothTracersSeeEveryReadAndTheSameBlockEvents) {
   EXPECT_EQ(iotap.events, kHits) << run.out << run.err;
   EXPECT_EQ(iotap.lost, 0U) << run.out;
   EXPECT_EQ(iotap.counted, 0U) << run.out;
+  // The floor's module attaches the same probes, and counts its hits (it writes nothing).
+  const TracerLine floor = tracer_line(run.out, R"(floor \(clock, sequence\))");
+  EXPECT_EQ(floor.events, kHits) << run.out << run.err;
+  EXPECT_EQ(floor.counted, 0U) << run.out;
+  EXPECT_NE(run.out.find("iotap's hit: "), std::string::npos) << run.out;
   // bpftrace drops events when its perf buffers fill, and says how many: written and counted
   // together, its script fired on the same events as events.stp. Within 1%: its count is not
   // exact (4 KiB reads: 421 of 65537 neither written nor counted in one round).
