@@ -217,9 +217,14 @@ void report(const Rounds& rounds, const Options& options) {
     cost[tracer] = median(per_hit);
   }
   // Issue 31's goal: iotap's hit at most 1.5 times the floor's and 0.4 times bpftrace's.
-  if (cost["floor"] > 0 && cost["bpftrace"] > 0)
+  // A cost at or below zero is noise (one round, the vCPUs in one host thread): no ratio then.
+  if (cost["floor"] > 0 && cost["bpftrace"] > 0) {
     std::printf("  iotap's hit: %.2f times the floor's, %.2f times bpftrace's\n",
                 cost["iotap"] / cost["floor"], cost["iotap"] / cost["bpftrace"]);
+  } else {
+    std::printf("  iotap's hit: no ratio (the floor's %.0f ns, bpftrace's %.0f ns: more rounds)\n",
+                cost["floor"], cost["bpftrace"]);
+  }
 }
 
 int run(int argc, char** argv) {

@@ -75,9 +75,7 @@ runner::RunResult LocalRunner::run(const runner::ModuleBuilder& build_module,
                                    const runner::RunEvents& events) {
   LocalRun run;
   // A name of its own, so that other runs on this machine load theirs beside it.
-  const std::string built = build_module();
-  run.module_path = stap::copy_module_named(built, stap::run_module_name(),
-                                            std::filesystem::path(built).parent_path().string());
+  run.module_path = stap::module_for_this_run(build_module());
   if (request.kernel_symbols) events.kernel_symbols(local_kernel_symbols());
   // The stacks and the kernel's counts, as a host reports them (local/local_stack.h).
   LocalStack stack;

@@ -1,6 +1,5 @@
 #include "iotap/remote/ssh_runner.h"
 
-#include <filesystem>
 #include <utility>
 
 #include "iotap/runner/kernel_debuginfo.h"
@@ -71,9 +70,7 @@ runner::RunResult SshRunner::run(const runner::ModuleBuilder& build_module,
   SshRun run;
   // A name of its own, so that other runs on the host (from here or elsewhere) load theirs
   // beside it.
-  const std::string built = build_module();
-  run.module_path = stap::copy_module_named(built, stap::run_module_name(),
-                                            std::filesystem::path(built).parent_path().string());
+  run.module_path = stap::module_for_this_run(build_module());
   if (request.kernel_symbols)
     events.kernel_symbols(
         std::make_shared<const symbols::KernelSymbols>(symbols::KernelSymbols::parse(kallsyms())));

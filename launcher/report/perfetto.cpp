@@ -77,10 +77,11 @@ void PerfettoTrace::set_stack(const std::vector<StackDevice>& devices) {
 
 void PerfettoTrace::add(const engine::FinishedRequest& request) {
   // USDT requests carry the program's own thread index; system calls the tid again.
-  name_thread(request.tid, request.thread != request.tid
-                               ? "thread " + std::to_string(request.thread) + " (tid " +
-                                     std::to_string(request.tid) + ")"
-                               : "tid " + std::to_string(request.tid));
+  if (!named_threads_.contains(request.tid))
+    name_thread(request.tid, request.thread != request.tid
+                                 ? "thread " + std::to_string(request.thread) + " (tid " +
+                                       std::to_string(request.tid) + ")"
+                                 : "tid " + std::to_string(request.tid));
   perfetto::request_slice(next_event(), request);
   const Span span{perfetto::kProgramPid, request.tid, request.start_ns,
                   request.start_ns + request.latency_ns};
@@ -89,7 +90,8 @@ void PerfettoTrace::add(const engine::FinishedRequest& request) {
 }
 
 void PerfettoTrace::add(const engine::FinishedLevelRequest& request) {
-  name_thread(request.tid, "tid " + std::to_string(request.tid));
+  if (!named_threads_.contains(request.tid))
+    name_thread(request.tid, "tid " + std::to_string(request.tid));
   perfetto::level_slice(next_event(), request);
 }
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -109,6 +110,11 @@ std::string copy_module_named(const std::string& module, const std::string& name
   std::string path = dir + "/" + name + ".ko";
   write_file(path, bytes, 0600);
   return path;
+}
+
+std::string module_for_this_run(const std::string& module) {
+  return copy_module_named(module, run_module_name(),
+                           std::filesystem::path(module).parent_path().string());
 }
 
 }  // namespace iotap::stap

@@ -20,4 +20,8 @@ std::string run_module_name();
 std::string copy_module_named(const std::string& module, const std::string& name,
                               const std::string& dir);
 
+// `module`'s copy beside it under a run_module_name(): what a run on a machine that others may
+// trace too loads (--target local, ssh://).
+std::string module_for_this_run(const std::string& module);
+
 }  // namespace iotap::stap
