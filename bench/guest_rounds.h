@@ -18,6 +18,8 @@
 #include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
+#include "iotap/util/files.h"
+#include "iotap/util/temp_dir.h"
 
 namespace iotap::bench {
 
@@ -71,6 +73,18 @@ std::string guest_module(const stap::CompileRequest& request, const std::string&
   }
   say("compiling " + name + " for " + release + " (about 2 minutes the first time)");
   return stap::compile_module(request, key).path;
+}
+
+// bpftrace's script `bt` with `placeholder` (BLOCK_HASHER, POSTGRES) replaced by `program`, the
+// binary its USDT probes name by path, written into `dir`; returns its path there.
+inline std::string bpftrace_script(const std::string& bt, std::string_view placeholder,
+                                   const std::string& program, const TempDir& dir) {
+  std::string script = read_file(bt);
+  for (size_t at = 0; (at = script.find(placeholder, at)) != std::string::npos;)
+    script.replace(at, placeholder.size(), program);
+  const std::string path = dir / "events.bt";
+  write_file(path, script);
+  return path;
 }
 
 // `bench` names the bench in its status lines ("pgbench_bench: booting the guest").

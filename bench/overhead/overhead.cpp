@@ -238,11 +238,7 @@ int run(int argc, char** argv) {
   const std::string floor = floor_module(work);
   say("building the tools image (bpftrace and its libraries; once, then cached)");
   const std::string tools = guest::tools_image({bpftrace}, data_paths().cache);
-  std::string script = read_file(EVENTS_BT);
-  for (size_t at = 0; (at = script.find("BLOCK_HASHER", at)) != std::string::npos;)
-    script.replace(at, 12, BLOCK_HASHER);
-  const std::string bt = work / "events.bt";
-  write_file(bt, script);
+  const std::string bt = bpftrace_script(EVENTS_BT, "BLOCK_HASHER", BLOCK_HASHER, work);
 
   guest::VmRun run;
   run.module_path = module;

@@ -185,11 +185,7 @@ guest::VmRun guest_run(const Options& options, const std::string& module, const 
   files.programs.push_back(bpftrace);
   guest::VmRun run;
   run.tools_image = guest::tools_image(files.programs, data_paths().cache, files.files);
-  std::string script = read_file(EVENTS_BT);
-  for (size_t at = 0; (at = script.find("POSTGRES", at)) != std::string::npos;)
-    script.replace(at, 8, install.server());
-  const std::string bt = work / "events.bt";
-  write_file(bt, script);
+  const std::string bt = bpftrace_script(EVENTS_BT, "POSTGRES", install.server(), work);
   run.module_path = module;
   run.plain_command = true;
   run.stack = stack_spec::plan_stack(stack_spec::parse_stack_spec(options.stack));

@@ -234,6 +234,16 @@ inline void expect_postgres_counted_what_iotap_saw(const Json& result) {
 
 inline const std::string kDelayedReads = "block_hasher -d /dev/md0 -b 1048576 -t 4 -n 32 --direct";
 
+// A diagnose --json of kDelayedReads run beside another iotap run on the same host: its own
+// program's 32 reads and no more, dm-0 named slow, every remap where md's layout puts it (the
+// kernel's counts would hold the other run's reads too, so they are not compared).
+inline void expect_its_own_reads_and_dm0_slow(const Json& result) {
+  EXPECT_EQ(result["requests"]["count"], 32) << "its own program's reads, no more";
+  ASSERT_EQ(result["verdict"]["slow_members"].size(), 1U) << result["verdict"].dump(2);
+  EXPECT_EQ(result["verdict"]["slow_members"][0]["name"], "dm-0");
+  EXPECT_EQ(result["remap_check"]["mismatches"], 0);
+}
+
 // A diagnose --json of kDelayedReads on raid0(ram*3, delay(ram, 20ms)): the stack read from the
 // host's sysfs (md0 over dm-0 and three ram disks), dm-0 named slow, and the host kernel's own
 // count and time for dm-0 over the run (its diskstats before and after) agreeing with iotap's:

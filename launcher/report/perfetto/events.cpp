@@ -48,6 +48,14 @@ void key(std::string& out, std::string_view name) {
   out += "\":";
 }
 
+// `,"name":VALUE`: an args field after the first.
+template <typename Number>
+void number_field(std::string& out, std::string_view name, Number value) {
+  out += ',';
+  key(out, name);
+  number(out, value);
+}
+
 // The start of a slice: {"ph":"X","cat":CAT,"name":NAME,"pid":P,"tid":T,"ts":TS,"dur":DUR,"args":{
 void slice_start(std::string& out, std::string_view cat, std::string_view name, int pid, int tid,
                  uint64_t start_ns, uint64_t duration_ns) {
@@ -95,15 +103,9 @@ void request_slice(std::string& out, const engine::FinishedRequest& request) {
       kProgramPid, request.tid, request.start_ns, request.latency_ns);
   key(out, "request");
   number(out, request.id);
-  out += ',';
-  key(out, "offset");
-  number(out, request.offset);
-  out += ',';
-  key(out, "size");
-  number(out, request.size);
-  out += ',';
-  key(out, "result");
-  number(out, request.result);
+  number_field(out, "offset", request.offset);
+  number_field(out, "size", request.size);
+  number_field(out, "result", request.result);
   out += "}}";
 }
 
@@ -115,18 +117,10 @@ void level_slice(std::string& out, const engine::FinishedLevelRequest& request) 
   slice_start(out, "level", shown, kProgramPid, request.tid, request.start_ns, request.latency_ns);
   key(out, "level");
   string(out, name);
-  out += ',';
-  key(out, "level_request");
-  number(out, request.id);
-  out += ',';
-  key(out, "file");
-  number(out, request.file);
-  out += ',';
-  key(out, "offset");
-  number(out, request.offset);
-  out += ',';
-  key(out, "result");
-  number(out, request.result);
+  number_field(out, "level_request", request.id);
+  number_field(out, "file", request.file);
+  number_field(out, "offset", request.offset);
+  number_field(out, "result", request.result);
   out += ',';
   key(out, "text");
   string(out, request.text);
@@ -139,18 +133,10 @@ void bio_slice(std::string& out, const engine::FinishedBio& bio, int pid, int ti
               bio.end_ns > bio.start_ns ? bio.end_ns - bio.start_ns : 0);
   key(out, "bio");
   number(out, bio.id);
-  out += ',';
-  key(out, "sector");
-  number(out, bio.sector);
-  out += ',';
-  key(out, "bytes");
-  number(out, bio.bytes);
-  out += ',';
-  key(out, "request");
-  number(out, bio.request_id);
-  out += ',';
-  key(out, "error");
-  number(out, bio.error);
+  number_field(out, "sector", bio.sector);
+  number_field(out, "bytes", bio.bytes);
+  number_field(out, "request", bio.request_id);
+  number_field(out, "error", bio.error);
   // A split part, or the first stage of a bio remapped as itself: not an io of the device.
   if (!bio.io) out += R"(,"io":false)";
   out += "}}";
