@@ -168,6 +168,7 @@ iotap_probe() {
 }
 
 iotap_upload() {
+  # NAME becomes a path here: iotap_ and at least one more of a-z, 0-9 and _, nothing else.
   case $2 in
     *[!a-z0-9_]* | iotap_) echo "iotap: not a module name: $2" >&2; exit 125 ;;
     iotap_*) ;;

@@ -260,9 +260,8 @@ TEST(Doctor, AnSshHostIsCheckedThereAndHere) {
   facts.host.privilege = "none";
   facts.host.machine = "aarch64";
   const TargetReport lacking = ssh_report(able_machine(), facts);
-  EXPECT_EQ(missing(lacking),
-            (std::vector<std::string>{"architecture", "kernel headers here", "staprun there",
-                                      "module loading there"}));
+  EXPECT_EQ(missing(lacking), (std::vector<std::string>{"architecture", "kernel headers here",
+                                                        "staprun there", "module loading there"}));
   EXPECT_EQ(check(lacking, "kernel headers here").fix,
             "apt-get install linux-headers-6.1.0-57-amd64");
   EXPECT_EQ(check(lacking, "staprun there").fix, "apt-get install systemtap-runtime on root@db7");
