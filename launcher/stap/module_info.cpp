@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "elf_sections.h"
 #include "iotap/util/error.h"
 #include "iotap/util/file_kind.h"
 
@@ -37,18 +38,11 @@ struct ElfCloser {
 
 // The .modinfo section's bytes; empty when there is none.
 std::string modinfo_section(Elf* elf) {
-  size_t names = 0;
-  if (elf_getshdrstrndx(elf, &names) != 0) return {};
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr header;
-    if (gelf_getshdr(scn, &header) == nullptr) continue;
-    const char* name = elf_strptr(elf, names, header.sh_name);
-    if (name == nullptr || std::strcmp(name, ".modinfo") != 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr || data->d_buf == nullptr) return {};
-    return {static_cast<const char*>(data->d_buf), data->d_size};
-  }
-  return {};
+  GElf_Shdr header;
+  Elf_Scn* scn = section_named(elf, ".modinfo", header);
+  Elf_Data* data = scn == nullptr ? nullptr : elf_getdata(scn, nullptr);
+  if (data == nullptr || data->d_buf == nullptr) return {};
+  return {static_cast<const char*>(data->d_buf), data->d_size};
 }
 
 }  // namespace

@@ -9,13 +9,13 @@
 #include <array>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <system_error>
 
+#include "elf_sections.h"
 #include "iotap/stap/module_info.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
@@ -44,19 +44,9 @@ std::optional<FileRange> section_in_file(const std::string& path, const char* wa
   elf_version(EV_CURRENT);
   std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ, nullptr));
   std::optional<FileRange> range;
-  size_t names = 0;
-  if (elf && elf_getshdrstrndx(elf.get(), &names) == 0) {
-    for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
-         scn = elf_nextscn(elf.get(), scn)) {
-      GElf_Shdr header;
-      if (gelf_getshdr(scn, &header) == nullptr || header.sh_type == SHT_NOBITS) continue;
-      const char* name = elf_strptr(elf.get(), names, header.sh_name);
-      if (name != nullptr && std::strcmp(name, wanted) == 0) {
-        range = FileRange{header.sh_offset, header.sh_size};
-        break;
-      }
-    }
-  }
+  GElf_Shdr header;
+  if (section_named(elf.get(), wanted, header) != nullptr)
+    range = FileRange{header.sh_offset, header.sh_size};
   elf.reset();
   ::close(fd);
   return range;
