@@ -10,6 +10,11 @@ constexpr unsigned kTaskDead = 0x80;
 }  // namespace
 
 void BlockedTimeTracker::add(const SleepEvent& event) {
+  if (event.kind == SleepEvent::Kind::kEnd) {
+    loss_.end(event.cpu, event.seq);
+    return;
+  }
+  if (!loss_.take(event.cpu, event.seq)) return;
   if (event.kind == SleepEvent::Kind::kSleep) {
     // An exiting thread's last switch is not a wait: nothing will wake it.
     if ((event.state & kTaskDead) != 0) return;
@@ -54,6 +59,8 @@ BlockedTime BlockedTimeTracker::finish() const {
   out.sleeps = sleeps_;
   out.unfinished = asleep_.size() + replaced_;
   out.wakeups_without_sleep = wakeups_without_sleep_;
+  out.events_lost = loss_.lost();
+  out.events_repeated = loss_.repeated();
   return out;
 }
 

@@ -51,6 +51,11 @@ std::string latency_text(const latency::BlockedTime& blocked, bool stacks) {
            " sleeps not ended by a wakeup while tracing are not counted";
   }
   out += "\n";
+  if (blocked.events_lost != 0) {
+    out += "lost: " + std::to_string(blocked.events_lost) +
+           " of the probes' lines never arrived (SystemTap's transport): as many sleeps may be "
+           "missing\n";
+  }
   return out;
 }
 
@@ -76,6 +81,8 @@ Json latency_json(const latency::BlockedTime& blocked) {
           {"total_us", us(blocked.total_ns)},
           {"unfinished_sleeps", blocked.unfinished},
           {"wakeups_without_sleep", blocked.wakeups_without_sleep},
+          {"events_lost", blocked.events_lost},
+          {"events_repeated", blocked.events_repeated},
           {"reasons", reasons}};
 }
 

@@ -46,15 +46,31 @@ std::optional<SleepEvent> parse_sleep_event(std::string_view line) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   Words words(line);
   const auto kind = words.next();
-  if (!kind || (*kind != "S" && *kind != "W")) return std::nullopt;
+  if (!kind || (*kind != "S" && *kind != "W" && *kind != "E")) return std::nullopt;
   SleepEvent event;
+  if (*kind == "E") {
+    const auto cpu = number<uint32_t>(words.next());
+    const auto last = number<uint64_t>(words.next());
+    if (!cpu || !last || words.next()) return std::nullopt;
+    event.kind = SleepEvent::Kind::kEnd;
+    event.cpu = *cpu;
+    event.seq = *last;
+    return event;
+  }
   event.kind = *kind == "S" ? SleepEvent::Kind::kSleep : SleepEvent::Kind::kWakeup;
   const auto timestamp = number<uint64_t>(words.next());
+  const auto cpu = number<uint32_t>(words.next());
+  const auto seq = number<uint64_t>(words.next());
   const auto tid = number<int>(words.next());
-  if (!timestamp || !tid) return std::nullopt;
+  if (!timestamp || !cpu || !seq || !tid) return std::nullopt;
   event.timestamp_ns = *timestamp;
+  event.cpu = *cpu;
+  event.seq = *seq;
   event.tid = *tid;
-  if (event.kind == SleepEvent::Kind::kWakeup) return event;
+  if (event.kind == SleepEvent::Kind::kWakeup) {
+    if (words.next()) return std::nullopt;  // two lines run together
+    return event;
+  }
   const auto state = number<unsigned>(words.next());
   if (!state) return std::nullopt;
   event.state = *state;

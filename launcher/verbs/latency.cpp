@@ -58,9 +58,13 @@ examples:
   iotap latency --target vm --stack 'raid0(ram*4)' -c 'block_hasher -d __DEV__ -b 65536 -t 16' --stacks
   iotap latency -x 1234 --timeout 10 --json      # this kernel, as root
 
-The JSON (schema iotap.latency/1) has sleeps, total_us, unfinished_sleeps and reasons[] with
-reason, function, count, total_us, avg_us, max_us, percent, longest_stack[] and threads[]
-(tid, total_us), and the probes' overhead; see docs/toolbox.md.
+Lines the probes printed that never arrived (SystemTap's transport can lose one) are counted
+from their per-CPU numbers: the text ends with "lost: N ..." and the JSON has events_lost.
+
+The JSON (schema iotap.latency/1) has sleeps, total_us, unfinished_sleeps, wakeups_without_sleep,
+events_lost, events_repeated and reasons[] with reason, function, count, total_us, avg_us,
+max_us, percent, longest_stack[] and threads[] (tid, total_us), and the probes' overhead; see
+docs/toolbox.md.
 
 options)";
 
@@ -85,7 +89,7 @@ int latency(Args args) {
     const std::string named = names ? names->symbolize_text(line) : std::string(line);
     if (const auto event = latency::parse_sleep_event(named)) {
       tracker.add(*event);
-    } else if (line != "iotap-latency 1") {
+    } else if (line != "iotap-latency 2") {
       // The program's own output: on stderr, prefixed; stdout carries the result.
       program_line(line);
     }

@@ -3,9 +3,11 @@
 // (tests/unit/data/latency_raid0_delay20.txt, addresses already named from the guest's kallsyms).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
 
 #include "iotap/latency/blocked_time.h"
+#include "iotap/latency/latency_format.h"
 #include "iotap/latency/reasons.h"
 #include "iotap/latency/sleep_event.h"
 #include "iotap/util/files.h"
@@ -21,11 +23,13 @@ std::vector<symbols::Frame> frames(std::initializer_list<const char*> names) {
 
 TEST(SleepEvent, ParsesASleepWithItsNamedStack) {
   const auto event = parse_sleep_event(
-      "S 100 172 2 0xffffffffc045d0a0 0xffffffffc045d88c __schedule+0x4f8 __schedule+0x4f8 "
+      "S 100 1 7 172 2 0xffffffffc045d0a0 0xffffffffc045d88c __schedule+0x4f8 __schedule+0x4f8 "
       "raid0_make_request+0x42 [raid0] vfs_read+0x23f\n");
   ASSERT_TRUE(event);
   EXPECT_EQ(event->kind, SleepEvent::Kind::kSleep);
   EXPECT_EQ(event->timestamp_ns, 100U);
+  EXPECT_EQ(event->cpu, 1U);
+  EXPECT_EQ(event->seq, 7U);
   EXPECT_EQ(event->tid, 172);
   EXPECT_EQ(event->state, 2U);
   // The probe handler's unnamed frames and the repeated first frame are gone.
@@ -36,11 +40,32 @@ TEST(SleepEvent, ParsesASleepWithItsNamedStack) {
   EXPECT_EQ(event->frames[2].function, "vfs_read");
 }
 
+TEST(SleepEvent, ParsesAWakeupAndACpusLastNumber) {
+  const auto wakeup = parse_sleep_event("W 4000 0 9 179\n");
+  ASSERT_TRUE(wakeup);
+  EXPECT_EQ(wakeup->kind, SleepEvent::Kind::kWakeup);
+  EXPECT_EQ(wakeup->timestamp_ns, 4000U);
+  EXPECT_EQ(wakeup->cpu, 0U);
+  EXPECT_EQ(wakeup->seq, 9U);
+  EXPECT_EQ(wakeup->tid, 179);
+  const auto end = parse_sleep_event("E 3 61\n");
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->kind, SleepEvent::Kind::kEnd);
+  EXPECT_EQ(end->cpu, 3U);
+  EXPECT_EQ(end->seq, 61U);
+}
+
 TEST(SleepEvent, RefusesLinesThatAreNotEvents) {
-  EXPECT_FALSE(parse_sleep_event("iotap-latency 1\n"));
+  EXPECT_FALSE(parse_sleep_event("iotap-latency 2\n"));
   EXPECT_FALSE(parse_sleep_event("thread 0: 8 blocks, 0.5 MiB in 0.1 s\n"));
-  EXPECT_FALSE(parse_sleep_event("S notanumber 1 2\n"));
+  EXPECT_FALSE(parse_sleep_event("S notanumber 1 2 3 2\n"));
   EXPECT_FALSE(parse_sleep_event("W 12\n"));
+  // Version 1's wakeup (no CPU, no SEQ) is not read as a CPU and a number.
+  EXPECT_FALSE(parse_sleep_event("W 1795387914013355160 179\n"));
+  // Two lines the transport ran together.
+  EXPECT_FALSE(parse_sleep_event("W 4000 0 9 179W 4100 0 10 180\n"));
+  EXPECT_FALSE(parse_sleep_event("W 4000 0 9 179 W 4100 0 10 180\n"));
+  EXPECT_FALSE(parse_sleep_event("E 3\n"));
 }
 
 TEST(Reasons, NamedAsLatencytopDid) {
@@ -62,25 +87,39 @@ TEST(Reasons, NamedAsLatencytopDid) {
   EXPECT_EQ(classify({}).text, "Unknown");
 }
 
-BlockedTime recorded() {
-  BlockedTimeTracker tracker;
+// The recording's events, in the order they arrived.
+std::vector<SleepEvent> recorded_events() {
+  std::vector<SleepEvent> events;
   std::istringstream lines(read_file(LATENCY_RECORDING));
   std::string line;
   while (std::getline(lines, line)) {
-    if (const auto event = parse_sleep_event(line)) tracker.add(*event);
+    if (auto event = parse_sleep_event(line)) events.push_back(std::move(*event));
+  }
+  return events;
+}
+
+// The recording, less the events `drop` says to leave out (by their index).
+BlockedTime recorded(const std::function<bool(size_t)>& drop = [](size_t) { return false; }) {
+  BlockedTimeTracker tracker;
+  const auto events = recorded_events();
+  for (size_t index = 0; index < events.size(); ++index) {
+    if (!drop(index)) tracker.add(events[index]);
   }
   return tracker.finish();
+}
+
+const ReasonTotals* reason_named(const BlockedTime& blocked, const std::string& name) {
+  for (const auto& reason : blocked.reasons) {
+    if (reason.reason == name) return &reason;
+  }
+  return nullptr;
 }
 
 TEST(BlockedTime, TheDelayedReadsAreTheReadingTime) {
   const BlockedTime blocked = recorded();
   ASSERT_FALSE(blocked.reasons.empty());
-  const ReasonTotals* reading = nullptr;
-  const ReasonTotals* lock = nullptr;
-  for (const auto& reason : blocked.reasons) {
-    if (reason.reason == "Reading from file") reading = &reason;
-    if (reason.reason == "Userspace lock contention") lock = &reason;
-  }
+  const ReasonTotals* reading = reason_named(blocked, "Reading from file");
+  const ReasonTotals* lock = reason_named(blocked, "Userspace lock contention");
   ASSERT_NE(reading, nullptr);
   ASSERT_NE(lock, nullptr);
   // 32 blocks of 64 KiB, chunk 512 KiB over 4 members: blocks 24..31 are on the delayed one,
@@ -96,14 +135,80 @@ TEST(BlockedTime, TheDelayedReadsAreTheReadingTime) {
   for (const auto& reason : blocked.reasons) sum += reason.total_ns;
   EXPECT_EQ(sum, blocked.total_ns);
   EXPECT_EQ(blocked.reasons.front().reason, "Reading from file");
+  // Every CPU's lines arrived, each once.
+  EXPECT_EQ(blocked.events_lost, 0U);
+  EXPECT_EQ(blocked.events_repeated, 0U);
+}
+
+size_t index_of_first_read_sleep(const std::vector<SleepEvent>& events) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].kind == SleepEvent::Kind::kSleep && events[i].state == 2) return i;
+  }
+  return events.size();
+}
+
+TEST(BlockedTime, ASleepLostInTransportIsCountedAsLost) {
+  const auto events = recorded_events();
+  const size_t lost = index_of_first_read_sleep(events);
+  ASSERT_LT(lost, events.size());
+  const BlockedTime blocked = recorded([&](size_t index) { return index == lost; });
+  // One read's sleep is missing, its wakeup matches nothing, and the report says one line was
+  // lost rather than nothing.
+  EXPECT_EQ(reason_named(blocked, "Reading from file")->count, 7U);
+  EXPECT_EQ(blocked.events_lost, 1U);
+  EXPECT_EQ(blocked.wakeups_without_sleep, 2U);
+}
+
+TEST(LatencyFormat, ALostLineIsSaidInTheTableAndTheJson) {
+  const auto events = recorded_events();
+  const size_t lost = index_of_first_read_sleep(events);
+  const BlockedTime blocked = recorded([&](size_t index) { return index == lost; });
+  EXPECT_NE(latency_text(blocked, false).find("\nlost: 1 of the probes' lines never arrived"),
+            std::string::npos);
+  EXPECT_EQ(latency_json(blocked)["events_lost"], 1);
+  // Nothing lost, nothing said.
+  EXPECT_EQ(latency_text(recorded(), false).find("lost:"), std::string::npos);
+  EXPECT_EQ(latency_json(recorded())["events_lost"], 0);
+}
+
+TEST(BlockedTime, TheLastLinesOfACpuLostAreCountedFromItsEndLine) {
+  const auto events = recorded_events();
+  // Every line of CPU 1 after its third is lost; only its E line says how many it printed.
+  uint64_t cpu1_lines = 0;
+  for (const auto& event : events) {
+    if (event.kind != SleepEvent::Kind::kEnd && event.cpu == 1) ++cpu1_lines;
+  }
+  ASSERT_GT(cpu1_lines, 3U);
+  const BlockedTime blocked = recorded([&](size_t index) {
+    return events[index].kind != SleepEvent::Kind::kEnd && events[index].cpu == 1 &&
+           events[index].seq > 3;
+  });
+  EXPECT_EQ(blocked.events_lost, cpu1_lines - 3);
+}
+
+TEST(BlockedTime, ALineSeenTwiceIsTakenOnce) {
+  BlockedTimeTracker tracker;
+  tracker.add({SleepEvent::Kind::kSleep, 1000, 0, 1, 7, 2, frames({"vfs_read"})});
+  tracker.add({SleepEvent::Kind::kWakeup, 4000, 1, 1, 7, 0, {}});
+  // Stale bytes handed over again: the same sleep, and its wakeup.
+  tracker.add({SleepEvent::Kind::kSleep, 1000, 0, 1, 7, 2, frames({"vfs_read"})});
+  tracker.add({SleepEvent::Kind::kWakeup, 4000, 1, 1, 7, 0, {}});
+  tracker.add({SleepEvent::Kind::kEnd, 0, 0, 1, 0, 0, {}});
+  tracker.add({SleepEvent::Kind::kEnd, 0, 1, 1, 0, 0, {}});
+  const BlockedTime blocked = tracker.finish();
+  ASSERT_EQ(blocked.reasons.size(), 1U);
+  EXPECT_EQ(blocked.reasons[0].count, 1U);
+  EXPECT_EQ(blocked.events_repeated, 2U);
+  EXPECT_EQ(blocked.events_lost, 0U);
+  EXPECT_EQ(blocked.wakeups_without_sleep, 0U);
 }
 
 TEST(BlockedTime, ASleepIsEndedOnlyByItsOwnThreadsWakeup) {
   BlockedTimeTracker tracker;
-  tracker.add({SleepEvent::Kind::kSleep, 1000, 7, 2, frames({"vfs_read"})});
-  tracker.add({SleepEvent::Kind::kWakeup, 1500, 8, 0, {}});                     // another thread
-  tracker.add({SleepEvent::Kind::kSleep, 1200, 9, 0x80, frames({"do_exit"})});  // exiting
-  tracker.add({SleepEvent::Kind::kWakeup, 4000, 7, 0, {}});
+  tracker.add({SleepEvent::Kind::kSleep, 1000, 0, 1, 7, 2, frames({"vfs_read"})});
+  tracker.add({SleepEvent::Kind::kWakeup, 1500, 0, 2, 8, 0, {}});  // another thread
+  tracker.add({SleepEvent::Kind::kSleep, 1200, 1, 1, 9, 0x80, frames({"do_exit"})});  // exiting
+  tracker.add({SleepEvent::Kind::kWakeup, 4000, 0, 3, 7, 0, {}});
   const BlockedTime blocked = tracker.finish();
   ASSERT_EQ(blocked.reasons.size(), 1U);
   EXPECT_EQ(blocked.reasons[0].total_ns, 3000U);

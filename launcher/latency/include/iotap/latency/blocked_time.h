@@ -8,6 +8,7 @@
 
 #include "iotap/latency/reasons.h"
 #include "iotap/latency/sleep_event.h"
+#include "iotap/latency/stream_loss.h"
 
 namespace iotap::latency {
 
@@ -29,6 +30,10 @@ struct BlockedTime {
   // run stopping while they slept.
   uint64_t unfinished = 0;
   uint64_t wakeups_without_sleep = 0;  // woken while not seen asleep (asleep before the start)
+  // Lines the transport lost (gaps in a CPU's SEQ, or past its last line seen): each one a sleep
+  // or a wakeup missing, so a count may be short by as many.
+  uint64_t events_lost = 0;
+  uint64_t events_repeated = 0;  // lines seen twice, taken once
 };
 
 class BlockedTimeTracker {
@@ -41,6 +46,7 @@ class BlockedTimeTracker {
     uint64_t since_ns;
     std::vector<symbols::Frame> frames;
   };
+  StreamLoss loss_;
   std::map<int, Asleep> asleep_;
   std::map<std::string, ReasonTotals> totals_;
   uint64_t sleeps_ = 0;
