@@ -24,6 +24,31 @@ Check missing(std::string name, std::string found, std::string fix) {
   return {std::move(name), Status::kMissing, std::move(found), std::move(fix)};
 }
 
+// iotap's modules loaded on a machine (`where` and `on_host` are "" here; " there" and " on HOST"
+// for an ssh host): those with no run attached were left by a run killed before it could unload
+// them, and their probes go on firing. Runs attached now are fine: each has its own module.
+Check run_modules_check(const std::vector<stap::LoadedRunModule>& modules, const std::string& where,
+                        const std::string& on_host) {
+  const std::string name = "iotap modules" + where;
+  std::vector<std::string> left;
+  std::vector<std::string> in_use;
+  for (const auto& module : modules) (module.users == 0 ? left : in_use).push_back(module.name);
+  const std::string running =
+      in_use.empty()
+          ? ""
+          : std::to_string(in_use.size()) + " in use by runs now (" + comma_list(in_use) + ")";
+  if (left.empty()) return ok(name, running.empty() ? "none loaded" : running);
+  std::string remove = "rmmod";
+  for (const auto& module : left) remove += " " + module;
+  return note(name,
+              comma_list(left) +
+                  " loaded with no run attached (left by a run killed before it could unload its "
+                  "module): " +
+                  (left.size() == 1 ? "its" : "their") + " probes still fire" +
+                  (running.empty() ? "" : "; " + running),
+              remove + " as root" + on_host);
+}
+
 Check stap_check(const MachineFacts& facts) {
   if (facts.stap_version.empty())
     return missing("stap", "not installed: nothing can be compiled",
@@ -221,6 +246,7 @@ TargetReport local_report(const MachineFacts& facts) {
   checks.push_back(facts.root ? ok("privileges", "root")
                               : missing("privileges", "not root: loading a module needs it",
                                         "run iotap as root (sudo), or use --target vm"));
+  if (facts.proc_modules) checks.push_back(run_modules_check(facts.run_modules, "", ""));
   return report;
 }
 
@@ -278,6 +304,7 @@ TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts) 
   } else {
     checks.push_back(ok("module loading there", "as " + host.user + " (" + host.privilege + ")"));
   }
+  checks.push_back(run_modules_check(host.run_modules, " there", " on " + facts.name));
   return report;
 }
 

@@ -15,6 +15,7 @@
 #include "iotap/local/local_runner.h"
 #include "iotap/runner/kernel_debuginfo.h"
 #include "iotap/stap/compiler.h"
+#include "iotap/stap/module_name.h"
 #include "iotap/stap/runtime_adaptation.h"
 #include "iotap/util/data_paths.h"
 #include "iotap/util/error.h"
@@ -151,6 +152,7 @@ MachineFacts gather_machine_facts() {
 
   facts.kernel_release = local::local_kernel_release();
   facts.proc_modules = exists("/proc/modules");
+  if (facts.proc_modules) facts.run_modules = stap::loaded_run_modules(read_file("/proc/modules"));
   facts.modules_disabled = modules_disabled();
   facts.lockdown = lockdown_mode();
   const KernelFacilities facilities = kernel_facilities();

@@ -7,8 +7,8 @@
 #
 #   probe PID PROGRAM   what iotap must know before it compiles: "fact NAME VALUE" lines (the
 #                       kernel release, the machine, staprun, the privilege, the -x process's
-#                       executable, the -c program's digest). PID and PROGRAM are "-" when not
-#                       asked about.
+#                       executable, the -c program's digest, the /proc/modules lines of iotap's
+#                       modules). PID and PROGRAM are "-" when not asked about.
 #   kallsyms            /proc/kallsyms (root only: kernel.kptr_restrict hides it from others)
 #   upload SIZE NAME    a private directory /tmp/iotap-ssh.XXXXXX holding stdin (SIZE bytes) as
 #                       NAME.ko (NAME: the run's own module name, iotap_ and hex digits, which
@@ -147,6 +147,14 @@ iotap_probe() {
   fi
   iotap_fact privilege "$privilege"
   iotap_fact user "$(id -un)"
+  # Modules iotap runs loaded and left (a run killed before it could unload its own): doctor
+  # names them. /proc/modules is readable by anyone; iotap's lines are passed whole.
+  if [ -r /proc/modules ]; then
+    local line
+    while IFS= read -r line; do
+      case "$line" in iotap_*) iotap_fact proc_module "$line" ;; esac
+    done </proc/modules
+  fi
   # The process and the program as the run will see them: with sudo when the run uses it.
   local as=""
   [ "$privilege" = sudo ] && as="sudo -n"

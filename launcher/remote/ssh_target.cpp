@@ -118,7 +118,8 @@ SshHost parse_ssh_target(std::string_view text) {
 
 HostFacts parse_host_facts(std::string_view text) {
   HostFacts facts;
-  for_each_line(text, [&facts](std::string_view line) {
+  std::string proc_modules;  // the lines of its /proc/modules that name iotap's
+  for_each_line(text, [&facts, &proc_modules](std::string_view line) {
     if (!line.starts_with("fact ")) return;
     line.remove_prefix(5);
     const size_t space = line.find(' ');
@@ -141,7 +142,10 @@ HostFacts parse_host_facts(std::string_view text) {
       facts.pid_exe_sha256 = value;
     else if (name == "program_sha256")
       facts.program_sha256 = value;
+    else if (name == "proc_module")
+      proc_modules += value + "\n";
   });
+  facts.run_modules = stap::loaded_run_modules(proc_modules);
   return facts;
 }
 

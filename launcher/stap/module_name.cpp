@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 
@@ -19,6 +20,7 @@
 #include "iotap/stap/module_info.h"
 #include "iotap/util/error.h"
 #include "iotap/util/files.h"
+#include "iotap/util/lines.h"
 
 namespace iotap::stap {
 namespace {
@@ -65,6 +67,24 @@ std::string run_module_name() {
     name += kHex[byte & 0xfU];
   }
   return name;
+}
+
+bool is_run_module_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "iotap_";
+  return name.size() == kPrefix.size() + 2 * kRandomBytes && name.starts_with(kPrefix) &&
+         name.find_first_not_of("0123456789abcdef", kPrefix.size()) == std::string_view::npos;
+}
+
+std::vector<LoadedRunModule> loaded_run_modules(std::string_view proc_modules) {
+  std::vector<LoadedRunModule> modules;
+  for_each_line(proc_modules, [&modules](std::string_view line) {
+    std::istringstream fields{std::string(line)};
+    LoadedRunModule module;
+    unsigned long size = 0;
+    if (fields >> module.name >> size >> module.users && is_run_module_name(module.name))
+      modules.push_back(std::move(module));
+  });
+  return modules;
 }
 
 std::string copy_module_named(const std::string& module, const std::string& name,

@@ -33,11 +33,13 @@ probes), the programs the guest's image is made of (busybox, staprun, stapio, md
 qemu, KVM or TCG, free memory for a guest, and the temporary directory.
 For --target local (this machine's own kernel): stap and staprun, whether the kernel loads
 modules (CONFIG_MODULES, kernel.modules_disabled, lockdown), uprobes, tracepoints and kprobes
-(from /proc/kallsyms), its headers and debuginfo, and root.
+(from /proc/kallsyms), its headers and debuginfo, root, and iotap modules left loaded (a run
+killed before it could unload its own: their probes still fire; `rmmod` them).
 For --target ssh://HOST (a machine iotap reaches with ssh; checked only when named, one
 connection each): stap here, the host reached without a prompt, its architecture, its kernel's
 headers (and debuginfo) here, staprun there, the right to load modules there (root, stapdev or
-passwordless sudo), and no other iotap run on it.
+passwordless sudo), and iotap modules left loaded there. Runs in progress are fine: each
+loads a module of its own.
 
 Each line is ok, note (works, with a limit worth knowing) or missing (that target cannot trace
 until it is fixed); every line that is not ok says what to do under it.

@@ -273,5 +273,68 @@ TEST_F(SshTargetTest, TwoRunsOnOneHostAtOnceEachLoadAModuleOfItsOwn) {
   EXPECT_EQ(host.leftovers(), "");
 }
 
+// A run whose processes on the host are all killed at once (the OOM killer, a kill -9 of
+// everything) leaves its module loaded, probes firing: the doctor names it, with the command that
+// removes it, and that command does. While a run is attached, its module is in use, not left.
+TEST_F(SshTargetTest, AModuleAKilledRunLeftIsNamedByTheDoctorWithTheCommandThatRemovesIt) {
+  TestHost host(keys_, "raid0(ram*3, delay(ram, 20ms))");
+  const auto doctor_says = [&] {
+    const Captured doctor = run_iotap({"doctor", "--target", host.target(), "--json"}, tmp_.path(),
+                                      {keys_.iotap_env()});
+    EXPECT_EQ(doctor.status.code, 0) << doctor.err;
+    const Json report = Json::parse(doctor.out);
+    for (const Json& check : report["targets"][0]["checks"])
+      if (check["name"] == "iotap modules there") return check;
+    ADD_FAILURE() << "no 'iotap modules there' check: " << doctor.out;
+    return Json();
+  };
+  EXPECT_EQ(doctor_says()["found"], "none loaded");
+
+  const Captured started = host.ssh(std::string(IOTAP_BLOCK_HASHER) +
+                                    " -d /dev/md0 -b 4096 -t 1 --direct </dev/null "
+                                    ">/dev/null 2>&1 & echo $!");
+  ASSERT_TRUE(started.status.ok()) << started.err;
+  const std::string pid = started.out.substr(0, started.out.find('\n'));
+  LiveIotap run({"attribute", "--target", host.target(), "-x", pid, "--json", "-o",
+                 tmp_ / "run.json", "--timeout", "600"},
+                {keys_.iotap_env(), "TMPDIR=" + tmp_.path()});
+  ASSERT_TRUE(run.wait_for_line("iotap: ", "] running")) << run.err();
+  std::string module;
+  const auto live_deadline = Clock::now() + std::chrono::seconds(120);
+  while (module.empty() && Clock::now() < live_deadline)
+    module = host.ssh("awk '/^iotap_/ && / Live / { print $1 }' /proc/modules").out;
+  ASSERT_FALSE(module.empty());
+  module.pop_back();  // its newline
+  EXPECT_EQ(doctor_says()["found"], "1 in use by runs now (" + module + ")");
+
+  // The agent's shells (their command lines hold "iotap-agent"; the pattern's brackets keep this
+  // shell's own from matching) and stapio, killed in one kill: no trap runs.
+  ASSERT_TRUE(host.ssh("agents=$(for f in /proc/[0-9]*/cmdline; do "
+                       "grep -q 'iotap-agen[t]' \"$f\" 2>/dev/null && "
+                       "{ d=${f%/cmdline}; echo ${d#/proc/}; }; done); "
+                       "kill -KILL $agents $(pidof stapio staprun)")
+                  .status.ok());
+  EXPECT_NE(run.finish(), 0) << "its connection ended mid-run";
+
+  Json left;
+  const auto left_deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < left_deadline) {
+    left = doctor_says();
+    if (left["status"] == "note") break;
+  }
+  EXPECT_EQ(left["status"], "note") << left.dump(2);
+  EXPECT_TRUE(left["found"].get<std::string>().starts_with(module + " loaded with no run attached"))
+      << left.dump(2);
+  EXPECT_EQ(left["fix"], "rmmod " + module + " as root on " + host.name());
+  EXPECT_EQ(host.ssh("grep -c '^" + module + " ' /proc/modules").out, "1\n");
+
+  // The fix, as given.
+  const Captured removed = host.ssh("rmmod " + module);
+  EXPECT_TRUE(removed.status.ok()) << removed.err;
+  EXPECT_EQ(host.ssh("grep '^iotap' /proc/modules; true").out, "");
+  EXPECT_EQ(doctor_says()["found"], "none loaded");
+  ASSERT_TRUE(host.ssh("kill " + pid).status.ok());
+}
+
 }  // namespace
 }  // namespace iotap::test

@@ -272,6 +272,44 @@ TEST(Doctor, AnSshHostIsCheckedThereAndHere) {
   const TargetReport no_debuginfo = ssh_report(able_machine(), facts);
   EXPECT_TRUE(no_debuginfo.ready()) << "debuginfo is a note: tracepoints and USDT need none";
   EXPECT_EQ(check(no_debuginfo, "kernel debuginfo here").status, Status::kNote);
+
+  facts = able_host();
+  facts.host.run_modules = {{"iotap_0123456789ab", 0}};
+  const TargetReport left = ssh_report(able_machine(), facts);
+  EXPECT_TRUE(left.ready()) << "a run's own module cannot collide with it";
+  EXPECT_EQ(check(left, "iotap modules there").status, Status::kNote);
+  EXPECT_EQ(check(left, "iotap modules there").fix, "rmmod iotap_0123456789ab as root on root@db7");
+  EXPECT_EQ(check(able, "iotap modules there").found, "none loaded");
+}
+
+TEST(Doctor, AModuleNoRunIsAttachedToIsNamedWithItsRemovalAndOnesInUseAreNot) {
+  MachineFacts facts = able_machine();
+  const Check none = check(target(examine(facts), "local"), "iotap modules");
+  EXPECT_EQ(none.status, Status::kOk);
+  EXPECT_EQ(none.found, "none loaded");
+
+  facts.run_modules = {{"iotap_0123456789ab", 1}};
+  const Check running = check(target(examine(facts), "local"), "iotap modules");
+  EXPECT_EQ(running.status, Status::kOk);
+  EXPECT_EQ(running.found, "1 in use by runs now (iotap_0123456789ab)");
+
+  facts.run_modules = {
+      {"iotap_0123456789ab", 1}, {"iotap_aaaaaaaaaaaa", 0}, {"iotap_bbbbbbbbbbbb", 0}};
+  const auto reports = examine(facts);
+  const Check left = check(target(reports, "local"), "iotap modules");
+  EXPECT_TRUE(target(reports, "local").ready());
+  EXPECT_EQ(left.status, Status::kNote);
+  EXPECT_EQ(left.found,
+            "iotap_aaaaaaaaaaaa, iotap_bbbbbbbbbbbb loaded with no run attached (left by a run "
+            "killed before it could unload its module): their probes still fire; 1 in use by "
+            "runs now (iotap_0123456789ab)");
+  EXPECT_EQ(left.fix, "rmmod iotap_aaaaaaaaaaaa iotap_bbbbbbbbbbbb as root");
+
+  // A kernel without modules has none to list.
+  facts.proc_modules = false;
+  const TargetReport without = target(examine(facts), "local");
+  EXPECT_TRUE(std::ranges::none_of(without.checks,
+                                   [](const Check& c) { return c.name == "iotap modules"; }));
 }
 
 }  // namespace

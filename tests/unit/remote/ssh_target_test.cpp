@@ -72,7 +72,9 @@ TEST(SshTarget, ReadsTheAgentsFacts) {
       "fact release 6.1.0-56-cloud-amd64\nfact machine x86_64\nfact staprun /usr/bin/staprun\n"
       "fact privilege root\nfact user root\nfact pid_exe /usr/bin/app\n"
       "fact pid_exe_sha256 def\n"
-      "fact program_sha256 abc\nsomething else\nfact unknown 1\n");
+      "fact program_sha256 abc\nsomething else\nfact unknown 1\n"
+      "fact proc_module iotap_0123456789ab 487424 1 - Live 0x0000000000000000\n"
+      "fact proc_module iotap_ba9876543210 487424 0 - Live 0x0000000000000000\n");
   EXPECT_EQ(facts.release, "6.1.0-56-cloud-amd64");
   EXPECT_EQ(facts.machine, "x86_64");
   EXPECT_EQ(facts.staprun, "/usr/bin/staprun");
@@ -80,6 +82,11 @@ TEST(SshTarget, ReadsTheAgentsFacts) {
   EXPECT_EQ(facts.pid_exe, "/usr/bin/app");
   EXPECT_EQ(facts.pid_exe_sha256, "def");
   EXPECT_EQ(facts.program_sha256, "abc");
+  ASSERT_EQ(facts.run_modules.size(), 2U);
+  EXPECT_EQ(facts.run_modules[0].name, "iotap_0123456789ab");
+  EXPECT_EQ(facts.run_modules[0].users, 1U);
+  EXPECT_EQ(facts.run_modules[1].name, "iotap_ba9876543210");
+  EXPECT_EQ(facts.run_modules[1].users, 0U);
   const HostFacts missing =
       parse_host_facts("fact staprun -\nfact pid_exe -\nfact program_sha256 -\n");
   EXPECT_EQ(missing.staprun, "");

@@ -38,6 +38,32 @@ TEST(ModuleName, EachRunsNameIsIotapsAndItsOwn) {
   EXPECT_EQ(names.size(), 100U);
 }
 
+TEST(ModuleName, ARunsModuleIsKnownByItsNameInProcModules) {
+  EXPECT_TRUE(is_run_module_name(run_module_name()));
+  EXPECT_TRUE(is_run_module_name("iotap_0123456789ab"));
+  EXPECT_FALSE(is_run_module_name("iotap_0123456789a"));
+  EXPECT_FALSE(is_run_module_name("iotap_0123456789abc"));
+  EXPECT_FALSE(is_run_module_name("iotap_0123456789AB"));
+  EXPECT_FALSE(is_run_module_name(kCompiledName));  // the cache's file, not a run's copy
+  EXPECT_FALSE(is_run_module_name("iotap_floor"));  // bench/overhead's floor
+  EXPECT_FALSE(is_run_module_name("stap_0123456789"));
+
+  // /proc/modules as a 6.1 kernel writes it (addresses hidden from non-root).
+  const auto modules = loaded_run_modules(
+      "iotap_0123456789ab 487424 1 - Live 0x0000000000000000\n"
+      "dm_delay 20480 1 - Live 0x0000000000000000\n"
+      "iotap_floor 106496 0 - Live 0x0000000000000000\n"
+      "brd 16384 0 - Live 0x0000000000000000\n"
+      "iotap_ba9876543210 487424 0 - Loading 0x0000000000000000 (OE)\n"
+      "iotap_ffffffffffff\n");
+  ASSERT_EQ(modules.size(), 2U);
+  EXPECT_EQ(modules[0].name, "iotap_0123456789ab");
+  EXPECT_EQ(modules[0].users, 1U);
+  EXPECT_EQ(modules[1].name, "iotap_ba9876543210");
+  EXPECT_EQ(modules[1].users, 0U);
+  EXPECT_TRUE(loaded_run_modules("").empty());
+}
+
 TEST(ModuleName, TheCopyDiffersInTheNameFieldAlone) {
   const TempDir dir("iotap-module-name-test");
   const std::string original = read_file(FAKE_MODULE);

@@ -10,6 +10,7 @@
 #include "iotap/guest/guest_memory.h"
 #include "iotap/guest/guest_requirements.h"
 #include "iotap/remote/ssh_target.h"
+#include "iotap/stap/module_name.h"
 #include "iotap/util/json_text.h"
 
 namespace iotap::doctor {
@@ -70,6 +71,7 @@ struct MachineFacts {
   std::optional<bool> kprobes;           // from /proc/kallsyms; nullopt: unreadable
   std::optional<bool> uprobes;
   std::optional<bool> tracepoints;
+  std::vector<stap::LoadedRunModule> run_modules;  // iotap runs' modules loaded now
 };
 
 // --target ssh://HOST: what the host said of itself, or why it could not be asked, and what this
@@ -90,7 +92,8 @@ struct SshHostFacts {
 SshHostFacts gather_ssh_facts(const remote::SshHost& host);
 
 // The checks of an ssh host: stap here, the host reached, its architecture, its kernel's headers
-// (and debuginfo) here, staprun and the privilege to load modules there, no iotap run on it now.
+// (and debuginfo) here, staprun and the privilege to load modules there, iotap's modules left
+// there.
 TargetReport ssh_report(const MachineFacts& machine, const SshHostFacts& facts);
 
 // This machine's facts. Runs `stap -V` and `qemu-system-x86_64 --version`, reads /proc and

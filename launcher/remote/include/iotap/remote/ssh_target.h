@@ -22,6 +22,7 @@
 #include "iotap/runner/postgres_stats.h"
 #include "iotap/stack.h"
 #include "iotap/stack/disk_stats.h"
+#include "iotap/stap/module_name.h"
 
 namespace iotap::remote {
 
@@ -53,6 +54,7 @@ struct HostFacts {
   std::string pid_exe_sha256;  // -x: its digest
   std::string program_sha256;  // -c: the program's digest there; empty when it is not there
   std::string asked_program;   // the program the facts were asked about; empty for none
+  std::vector<stap::LoadedRunModule> run_modules;  // iotap runs' modules loaded there now
 };
 
 // The agent's shell text (remote/agent.sh, with runner/device_lines.sh ahead of it)
