@@ -29,6 +29,9 @@ namespace {
 // architecture and kernel since 2.6.
 constexpr size_t kModuleNameLen = 64 - sizeof(uint64_t);
 constexpr size_t kRandomBytes = 6;
+// A run's module name: this prefix and kRandomBytes in lowercase hex.
+constexpr std::string_view kRunPrefix = "iotap_";
+constexpr std::string_view kHexDigits = "0123456789abcdef";
 
 struct ElfCloser {
   void operator()(Elf* elf) const { elf_end(elf); }
@@ -60,19 +63,17 @@ std::string run_module_name() {
   std::array<unsigned char, kRandomBytes> random{};
   if (::getrandom(random.data(), random.size(), 0) != static_cast<ssize_t>(random.size()))
     throw std::system_error(errno, std::generic_category(), "getrandom");
-  constexpr std::string_view kHex = "0123456789abcdef";
-  std::string name = "iotap_";
+  std::string name(kRunPrefix);
   for (const unsigned char byte : random) {
-    name += kHex[byte >> 4U];
-    name += kHex[byte & 0xfU];
+    name += kHexDigits[byte >> 4U];
+    name += kHexDigits[byte & 0xfU];
   }
   return name;
 }
 
 bool is_run_module_name(std::string_view name) {
-  constexpr std::string_view kPrefix = "iotap_";
-  return name.size() == kPrefix.size() + 2 * kRandomBytes && name.starts_with(kPrefix) &&
-         name.find_first_not_of("0123456789abcdef", kPrefix.size()) == std::string_view::npos;
+  return name.size() == kRunPrefix.size() + 2 * kRandomBytes && name.starts_with(kRunPrefix) &&
+         name.find_first_not_of(kHexDigits, kRunPrefix.size()) == std::string_view::npos;
 }
 
 std::vector<LoadedRunModule> loaded_run_modules(std::string_view proc_modules) {
