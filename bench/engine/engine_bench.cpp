@@ -5,8 +5,11 @@
 // shape and size runs in its own process so its peak RSS is its own. Not a test: see
 // docs/performance.md.
 //
-//   engine_bench [--shape NAME]... [--in-memory] [--perfetto FILE] [TRACE.json] [EVENTS...]
+//   engine_bench [--shape NAME]... [--records] [--in-memory] [--perfetto FILE] [TRACE.json]
+//                [EVENTS...]
 //       default: every shape, the incident recording, 1000000 10000000 events
+//       --records: the events as binary records (docs/event-format.md, version 2), not text
+//       lines; made from the text outside the timed part
 //       --in-memory: make the whole stream before feeding it, so that a profiler sees the
 //       engine alone (its peak RSS is then the stream's)
 //       --perfetto FILE: the --perfetto timeline of every read and bio written to FILE as the
@@ -20,12 +23,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iotap/engine.h"
 #include "iotap/report/perfetto.h"
+#include "record.h"
 #include "stream_shapes.h"
 #include "trace_file.h"
 
@@ -83,7 +88,8 @@ class TimelineFile {
 };
 
 int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& recording,
-            Shape shape, uint64_t wanted, bool in_memory, const std::string& perfetto) {
+            Shape shape, uint64_t wanted, bool records, bool in_memory,
+            const std::string& perfetto) {
   iotap::bench::StreamMaker maker(recording, trace.stack, shape);
   const long rss_before = peak_rss_kib();
   const uint64_t groups = (wanted + maker.events_per_group() - 1) / maker.events_per_group();
@@ -94,18 +100,24 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
   iotap::engine::Engine engine(trace.stack, options);
   std::chrono::nanoseconds busy{0};
   constexpr size_t kChunk = size_t{64} * 1024;
+  // The maker's pieces are whole lines: each becomes its records on its own.
+  const auto render = [&](uint64_t group, const std::function<void(std::string_view)>& sink) {
+    if (!records) return maker.render_group(group, kChunk, sink);
+    maker.render_group(group, kChunk,
+                       [&](std::string_view text) { sink(iotap::engine::records_of(text)); });
+  };
   if (in_memory) {
     // The whole stream first, then the engine alone: for a profiler (peak RSS is the stream's).
     std::string stream;
     for (uint64_t group = 0; group < groups; ++group)
-      maker.render_group(group, kChunk, [&](std::string_view text) { stream += text; });
+      render(group, [&](std::string_view text) { stream += text; });
     const auto start = std::chrono::steady_clock::now();
     for (size_t at = 0; at < stream.size(); at += kChunk)
       engine.feed(std::string_view(stream).substr(at, kChunk));
     busy += std::chrono::steady_clock::now() - start;
   } else {
     for (uint64_t group = 0; group < groups; ++group) {
-      maker.render_group(group, kChunk, [&](std::string_view text) {
+      render(group, [&](std::string_view text) {
         const auto start = std::chrono::steady_clock::now();
         engine.feed(text);
         busy += std::chrono::steady_clock::now() - start;
@@ -122,10 +134,11 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
                       result.stream.late_events == 0 && result.remap_check.mismatches == 0 &&
                       result.requests.count == groups * maker.reads_per_group();
   std::printf(
-      "%-8s %3u CPUs %11llu events  %6.3f s  %6.2f M events/s  peak RSS %6.1f MiB (%.1f MiB "
+      "%-8s %-7s %3u CPUs %11llu events  %6.3f s  %6.2f M events/s  peak RSS %6.1f MiB (%.1f MiB "
       "before the engine)  bio nodes held at most %zu  reads %llu  slow member %s  %s%s\n",
-      std::string(shape.name).c_str(), maker.cpus(), static_cast<unsigned long long>(result.events),
-      seconds, static_cast<double>(result.events) / seconds / 1e6,
+      std::string(shape.name).c_str(), records ? "records" : "text", maker.cpus(),
+      static_cast<unsigned long long>(result.events), seconds,
+      static_cast<double>(result.events) / seconds / 1e6,
       static_cast<double>(peak_rss_kib()) / 1024, static_cast<double>(rss_before) / 1024,
       static_cast<size_t>(result.stream.peak_held),
       static_cast<unsigned long long>(result.requests.count),
@@ -149,7 +162,7 @@ int measure(const iotap::golden::Trace& trace, const iotap::bench::Recording& re
 int usage(const char* why) {
   std::fprintf(stderr,
                "engine_bench: %s\nusage: engine_bench [--shape incident|deep|cpus64]... "
-               "[--in-memory] [--perfetto FILE] [TRACE.json] [EVENTS...]\n",
+               "[--records] [--in-memory] [--perfetto FILE] [TRACE.json] [EVENTS...]\n",
                why);
   return 2;
 }
@@ -161,11 +174,14 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> sizes;
   std::vector<Shape> shapes;
   bool in_memory = false;
+  bool records = false;
   std::string perfetto;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--in-memory") {
       in_memory = true;
+    } else if (arg == "--records") {
+      records = true;
     } else if (arg == "--perfetto") {
       if (i + 1 == argc) return usage("--perfetto needs a file");
       perfetto = argv[++i];
@@ -198,7 +214,8 @@ int main(int argc, char** argv) {
   for (const Shape& shape : shapes) {
     for (const uint64_t size : sizes) {
       const pid_t child = fork();
-      if (child == 0) std::_Exit(measure(trace, recording, shape, size, in_memory, perfetto));
+      if (child == 0)
+        std::_Exit(measure(trace, recording, shape, size, records, in_memory, perfetto));
       int child_status = 0;
       waitpid(child, &child_status, 0);
       if (!WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0) status = 1;

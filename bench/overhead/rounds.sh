@@ -1,5 +1,6 @@
 # The overhead benchmark's rounds, run in the guest by bench/overhead (VmRun::plain_command):
-#   sh rounds.sh ROUNDS DEVICE BLOCK_SIZE THREADS HASHER BARE_HASHER BPFTRACE_SCRIPT FLOOR_MODULE
+#   sh rounds.sh ROUNDS DEVICE BLOCK_SIZE THREADS HASHER BARE_HASHER BPFTRACE_SCRIPT FLOOR_MODULE \
+#      STREAM_TEXT
 # Each round reads DEVICE with block_hasher six ways: built without probes (BARE_HASHER), with
 # probes but nothing attached, under iotap's events.stp module (/iotap/iotap.ko, run as iotap
 # runs it, then once more with stapio at nice -10 above the program), under the floor
@@ -7,14 +8,15 @@
 # written), and under bpftrace with the same events. Each prints one line:
 #   round N bare|untraced SECONDS
 #   reads BLOCKS                                  (once: how many reads a run makes)
-#   round N iotap|iotap-nice-10|floor|bpftrace SECONDS EVENTS RS RD DROPPED [STAPIO_CPU]
+#   round N iotap|iotap-nice-10|floor|bpftrace SECONDS EVENTS RS RD DROPPED [STAPIO_CPU BEFORE]
 # (the floor's EVENTS are its hits, its RS and RD 0: it writes nothing)
 # SECONDS is block_hasher's own (its --json "seconds": the reads, not the tracer's start);
 # EVENTS the tracer's event lines, RS/RD its read_start/read_done events, DROPPED what the tracer
 # itself counted as lost (stap's skipped probes, bpftrace's lost events), STAPIO_CPU (iotap's
-# lines) the user and system seconds stapio itself used, as stapio_drain.so reports them.
+# lines) the user and system seconds stapio itself used, as stapio_drain.so reports them, and
+# BEFORE those of them used before its readers started (its start and the module's loading).
 set -u
-rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7 floor=$8
+rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7 floor=$8 stream_text=$9
 args="-d $dev -b $bs -t $threads --direct --json"
 
 # A JSON number: nlohmann::json writes under 1e-4 with an exponent (5e-05).
@@ -33,16 +35,24 @@ sum_after() {
 run_iotap() {
   IOTAP_STAPIO_DRAIN_REPORT=1 LD_PRELOAD=/lib/iotap/stapio_drain.so nice -n "$2" staprun \
     -c "nice -n $((0 - $2)) /iotap/stdout-to-stderr $hasher $args" /iotap/iotap.ko \
-    >/tmp/stap.out 2>/tmp/stap.err || echo "error staprun: $(tail -n 3 /tmp/stap.err)"
+    >/tmp/stap.bin 2>/tmp/stap.err || echo "error staprun: $(tail -n 3 /tmp/stap.err)"
+  # Its events are binary records (docs/event-format.md): as lines, to be counted as bpftrace's.
+  "$stream_text" </tmp/stap.bin >/tmp/stap.out
   echo "round $i $1 $(seconds /tmp/stap.err) $(events /tmp/stap.out)" \
     "$(count '^RS ' /tmp/stap.out) $(count '^RD ' /tmp/stap.out)" \
-    "$(sum_after 'skipped probes:' /tmp/stap.err)" "$(stapio_cpu /tmp/stap.err)"
+    "$(sum_after 'skipped probes:' /tmp/stap.err)" "$(stapio_cpu /tmp/stap.err)" \
+    "$(stapio_cpu_before /tmp/stap.err)"
 }
 
 # "stapio's cpu time: user U s, system S s" (stapio_drain.so's report): U + S.
 stapio_cpu() {
   grep -o "stapio's cpu time: user [0-9.]* s, system [0-9.]*" "$1" |
     awk '{ print $5 + $8 }' | tail -n 1
+}
+# "when its readers started: user U s, system S s": U + S, stapio's before its readers polled.
+stapio_cpu_before() {
+  grep -o "when its readers started: user [0-9.]* s, system [0-9.]*" "$1" |
+    awk '{ print $6 + $9 }' | tail -n 1
 }
 
 i=1
@@ -74,6 +84,6 @@ while [ "$i" -le "$rounds" ]; do
     >/tmp/bt.json 2>/tmp/bt.err || echo "bpftrace exited with $?: $(tail -n 3 /tmp/bt.err)" >&2
   echo "round $i bpftrace $(seconds /tmp/bt.json) $(events /tmp/bt.out) $(count '^RS ' /tmp/bt.out)" \
     "$(count '^RD ' /tmp/bt.out) $(($(sum_after Lost /tmp/bt.out) + $(sum_after Lost /tmp/bt.err)))"
-  rm -f /tmp/stap.out /tmp/bt.out
+  rm -f /tmp/stap.bin /tmp/stap.out /tmp/bt.out
   i=$((i + 1))
 done

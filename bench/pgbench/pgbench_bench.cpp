@@ -201,7 +201,9 @@ guest::VmRun guest_run(const Options& options, const std::string& module, const 
                  std::to_string(options.rounds),
                  std::to_string(options.seconds),
                  std::to_string(options.clients),
-                 bt};
+                 bt,
+                 STREAM_TEXT};
+  run.programs = {STREAM_TEXT};
   run.files = {ROUNDS_SCRIPT, bt};
   return run;
 }

@@ -1,6 +1,6 @@
 # The pgbench benchmark's rounds, run in the guest by bench/pgbench (VmRun::plain_command, after
 # --postgres's setup: the cluster and pgbench's tables on the stack, the server stopped):
-#   sh rounds.sh ROUNDS SECONDS CLIENTS BPFTRACE_SCRIPT
+#   sh rounds.sh ROUNDS SECONDS CLIENTS BPFTRACE_SCRIPT STREAM_TEXT
 # Each round runs `pgbench -S` (select-only, the simple protocol: query__start/done fire) for
 # SECONDS with CLIENTS clients three ways, the server started afresh each time: untraced (no
 # staprun anywhere), under iotap's module for the postgresql provider (/iotap/iotap.ko, run as
@@ -13,7 +13,7 @@
 # lines, QUERIES its query begin lines (PB ... 0 ...), DROPPED what the tracer counted as lost
 # (stap's skipped probes, bpftrace's lost events).
 set -u
-rounds=$1 seconds=$2 clients=$3 bt=$4
+rounds=$1 seconds=$2 clients=$3 bt=$4 stream_text=$5
 pgbench_args="pgbench -S -n -T $seconds -c $clients -j $clients"
 
 . /iotap/run.conf
@@ -48,8 +48,10 @@ while [ "$i" -le "$rounds" ]; do
   IOTAP_STAPIO_DRAIN_REPORT=1 LD_PRELOAD=/lib/iotap/stapio_drain.so \
     nice -n "$IOTAP_STAPRUN_NICE" staprun \
     -c "nice -n $IOTAP_COMMAND_NICE /iotap/stdout-to-stderr /iotap/pg-traced $pgbench_args" \
-    /iotap/iotap.ko >/tmp/stap.out 2>/tmp/stap.err ||
+    /iotap/iotap.ko >/tmp/stap.bin 2>/tmp/stap.err ||
     echo "error staprun: $(tail -n 3 /tmp/stap.err)"
+  # The block layer's events are binary records (docs/event-format.md): as lines, to be counted.
+  "$stream_text" </tmp/stap.bin >/tmp/stap.out
   echo "round $i iotap $(tps /tmp/stap.err) $(transactions /tmp/stap.err)" \
     "$(events /tmp/stap.out) $(count '^PB [0-9 ]* 0 0 -' /tmp/stap.out)" \
     "$(sum_after 'skipped probes:' /tmp/stap.err)"
@@ -81,6 +83,6 @@ while [ "$i" -le "$rounds" ]; do
     "$(($(sum_after Lost /tmp/bt.out) + $(sum_after Lost /tmp/bt.err)))"
   kinds bpftrace /tmp/bt.out
   server_stop
-  rm -f /tmp/stap.out /tmp/bt.out
+  rm -f /tmp/stap.bin /tmp/stap.out /tmp/bt.out
   i=$((i + 1))
 done

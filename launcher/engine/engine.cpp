@@ -1,6 +1,7 @@
-// The pipeline: bytes -> lines (LineSplitter) -> events (tokenize) -> one ordered stream
-// (Sorter) -> trackers (RequestTracker, BioTracker; RemapCheck beside them) -> Attribution
-// when a read ends -> the verdict and the Result at the end. An event travels one way.
+// The pipeline: bytes -> lines and records (LineSplitter) -> events (tokenize, decode_record)
+// -> one ordered stream (Sorter) -> trackers (RequestTracker, BioTracker; RemapCheck beside
+// them) -> Attribution when a read ends -> the verdict and the Result at the end. An event
+// travels one way.
 #include "iotap/engine.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "bio_tracker.h"
 #include "level_accounts.h"
 #include "level_tracker.h"
+#include "record.h"
 #include "remap_check.h"
 #include "request_tracker.h"
 #include "sorter.h"
@@ -69,7 +71,8 @@ struct Engine::Impl {
 
   void line(std::string_view text) {
     Event event;
-    const Tokenized t = tokenize(text, event);
+    const bool record = !text.empty() && text[0] == kRecordMarker;
+    const Tokenized t = record ? decode_record(text, event) : tokenize(text, event);
     switch (t.kind) {
       case LineKind::event:
         if (event.cpu >= kMaxCpus) {
@@ -90,7 +93,7 @@ struct Engine::Impl {
         return;
       case LineKind::other:
         ++other_lines;
-        if (other_line) other_line(text);
+        if (other_line && !record) other_line(text);  // a later version's record: not text
         return;
     }
   }

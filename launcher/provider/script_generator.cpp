@@ -26,7 +26,7 @@ std::string header(const Provider& provider, const std::string& program) {
       ".\n// A thread's I/O system calls are followed while it has a request open (SS/SD), and "
       "the\n"
       "// block layer's events printed (Q, X, M, C, I, D).\n\n"
-      "probe begin { println(\"iotap-events 1\") }\n\n";
+      "probe begin { println(\"iotap-events 2\") }\n\n";
   return out;
 }
 

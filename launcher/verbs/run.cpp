@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
+#include "iotap/records_as_text.h"
 #include "iotap/report/overhead.h"
 #include "iotap/session/output_file.h"
 #include "iotap/session/parse_options.h"
@@ -164,15 +165,18 @@ int run(Args args) {
   sinks.kernel_symbols = [&](std::shared_ptr<const symbols::KernelSymbols> table) {
     names = std::move(table);
   };
-  sinks.output = [&](std::string_view bytes) {
+  // iotap's event scripts write binary records (docs/event-format.md): shown as their lines.
+  engine::RecordsAsText as_text([&](std::string_view bytes) {
     if (!names) return write_output(bytes);
     partial_line += bytes;
     const size_t end = partial_line.rfind('\n');
     if (end == std::string::npos) return;
     write_output(names->symbolize_text(std::string_view(partial_line).substr(0, end + 1)));
     partial_line.erase(0, end + 1);
-  };
+  });
+  sinks.output = [&](std::string_view bytes) { as_text.feed(bytes); };
   const TracedRunResult result = traced_run(traced, options, sinks);
+  as_text.finish();
   if (!partial_line.empty()) write_output(names->symbolize_text(partial_line));
   // -o names a file even when the script printed nothing: the run finished, its report is empty.
   if (!options.json) out.write("");

@@ -15,7 +15,9 @@
 
 #include "iotap/engine.h"
 #include "iotap/provider/provider.h"
+#include "iotap/records_as_text.h"
 #include "iotap/report.h"
+#include "record.h"
 #include "trace_file.h"
 
 namespace iotap::golden {
@@ -30,8 +32,13 @@ engine::Options options() {
   return o;
 }
 
-engine::Result run(const std::string& name, size_t chunk = kChunk) {
-  const Trace trace = load_trace(kDir + "/traces/" + name + ".json");
+Trace trace_named(const std::string& name) {
+  return load_trace(kDir + "/traces/" + name + ".json");
+}
+
+engine::Result run(const std::string& name, size_t chunk = kChunk, bool records = false) {
+  Trace trace = trace_named(name);
+  if (records) trace.output = engine::records_of(trace.output);
   engine::Options o = options();
   if (trace.script.ends_with("/syscall_events.stp")) o.requests = engine::RequestSource::syscall;
   if (trace.script.ends_with("/events.stp") && !trace.script.ends_with("syscall_events.stp"))
@@ -255,6 +262,30 @@ TEST(Golden, ChunkingDoesNotChangeTheResult) {
   const std::string queries = report::text(run("postgres_raid0", SIZE_MAX / 2), true);
   for (const size_t chunk : {size_t{1}, size_t{4096}})
     EXPECT_EQ(report::text(run("postgres_raid0", chunk), true), queries) << "chunk " << chunk;
+}
+
+// The same recordings as binary records, cut anywhere: the same tables, to the last digit.
+TEST(Golden, BinaryRecordsReadAsTheirTextLinesRead) {
+  for (const std::string name :
+       {"incident", "healthy", "raid1_slow_leg", "nested", "dd_read_incident", "dd_fsync_raid1",
+        "error_member", "null_members", "postgres_raid0"}) {
+    const Trace trace = trace_named(name);
+    const std::string records = engine::records_of(trace.output);
+    EXPECT_LT(records.size(), trace.output.size()) << name;
+    EXPECT_NE(records.find(engine::kRecordMarker), std::string::npos) << name;
+    const std::string text = report::text(run(name), true);
+    for (const size_t chunk : {size_t{1}, size_t{29}, kChunk})
+      EXPECT_EQ(report::text(run(name, chunk, true), true), text) << name << ", chunk " << chunk;
+    // What `iotap run` shows of the records: the recording's own lines, byte for byte.
+    for (const size_t chunk : {size_t{1}, kChunk}) {
+      std::string shown;
+      engine::RecordsAsText as_text([&shown](std::string_view bytes) { shown += bytes; });
+      for (size_t at = 0; at < records.size(); at += chunk)
+        as_text.feed(std::string_view(records).substr(at, chunk));
+      as_text.finish();
+      EXPECT_TRUE(shown == trace.output) << name << ", chunk " << chunk;
+    }
+  }
 }
 
 // PostgreSQL 15 in the guest on raid0(ram*2, delay(ram, 20ms)), 5000 rows, the page cache

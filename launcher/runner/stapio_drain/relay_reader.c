@@ -18,11 +18,17 @@
 // its stop flag and polls again); after a small read it first pauses kGatherNanoseconds, so that
 // the next read takes many messages. One thread of this library takes the messages from the
 // buffers in sequence order ({u32 sequence; u32 length} and the payload, as stapio's readers read
-// them) and writes each round of them in writes of whole lines, as large as arrive whole
+// them) and writes each round of them in writes of whole messages, as large as arrive whole
 // (whole_write_size). A sequence number not yet seen (its message not yet read on its CPU) is
-// waited for up to kGapNanoseconds, as stapio waits for it, then passed over. A line reaches iotap
-// at most a few milliseconds later than it would have; the relay files hold megabytes, so nothing
-// is lost to the pauses.
+// waited for up to kGapNanoseconds, as stapio waits for it, then passed over. An event reaches
+// iotap at most about 50 ms later than it would have; the relay files hold 16 MiB a CPU (stap's
+// default), which a pause could only fill at over 300 MB/s a CPU, and a pause follows only a
+// small read, so nothing is lost to the pauses.
+//
+// Why 50 ms: every wakeup of a reader costs the CPUs the program runs on (a poll's return, a
+// read, the writer's wakeup and its write), whatever it carries. Under bench/overhead's 4 KiB
+// reads a hit cost iotap 11.9 us with 2 ms pauses, 8.8 with 20 and 6.7 with 50; at 64 KiB reads,
+// whose events come slower, 47.8, 18.5 and 18.1 (docs/performance.md).
 //
 // At the end of a run (stapio's first close of a relay file, after it has joined its readers)
 // the thread is stopped, and what is still in the files is read and written in sequence order
@@ -46,7 +52,7 @@
 
 enum { kMaxMessage = 128 * 1024, kChunk = 256 * 1024, kBuffer = 4 * kChunk, kMaxFiles = 256 };
 enum { kOutput = 2 * kMaxMessage, kSmallRead = 16 * 1024 };
-static const long kGatherNanoseconds = 2L * 1000 * 1000;
+static const long kGatherNanoseconds = 50L * 1000 * 1000;
 static const long long kGapNanoseconds = 1000LL * 1000 * 1000;
 static const long kGapCheckNanoseconds = 100L * 1000 * 1000;
 
@@ -122,35 +128,49 @@ static size_t whole_write_size(void) {
   return (size_t)32 * 1024;
 }
 
-// How much of `data` the next write takes: whole lines up to `limit` bytes, or one line longer
-// than that (which no write keeps whole, nor did stapio's), or the rest.
-static size_t next_piece(const char* data, size_t size, size_t limit) {
-  if (size <= limit) return size;
-  const char* last_end = memrchr(data, '\n', limit);
-  if (last_end != NULL) return (size_t)(last_end - data) + 1;
-  const char* first_end = memchr(data + limit, '\n', size - limit);
-  return first_end != NULL ? (size_t)(first_end - data) + 1 : size;
+// Where the writes of what is held end: each write is whole messages up to whole_write_size()
+// bytes, or one message longer than that (which no write keeps whole, nor did stapio's). At
+// messages, not newlines: a message is what one probe printed, a whole line of a text script or
+// a binary record of iotap's event stream (docs/event-format.md), which holds no newline to cut
+// at and must not be cut. A full list ends the round early; the writer takes the rest next.
+enum { kMaxPieces = 2 * kOutput / PIPE_BUF + 2 };
+static size_t piece_ends[kMaxPieces];
+static size_t piece_count;
+static size_t piece_limit;
+
+// Room for a message of `size` bytes at the end of output, in the current piece or a new one.
+static int room_for_message(size_t size) {
+  if (piece_limit == 0) piece_limit = whole_write_size();
+  if (output_used + size > sizeof output) return 0;
+  const size_t piece_start = piece_count > 0 ? piece_ends[piece_count - 1] : 0;
+  if (output_used > piece_start && output_used - piece_start + size > piece_limit) {
+    if (piece_count == kMaxPieces - 1) return 0;  // the last entry closes the round's last piece
+    piece_ends[piece_count++] = output_used;
+  }
+  return 1;
 }
 
 // Writes what is held, in pieces that each arrive whole. A failed write loses what is left of
 // it, as stapio's own would have.
 static void write_output(void) {
-  static size_t limit;
-  if (limit == 0) limit = whole_write_size();
-  const char* data = output;
-  size_t size = output_used;
-  output_used = 0;
-  size_t piece = 0;
-  while (size > 0) {
-    if (piece == 0) piece = next_piece(data, size, limit);
-    const ssize_t n = write(STDOUT_FILENO, data, piece);
-    ++writes;
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= (size_t)n;
-    piece -= (size_t)n;
+  if (output_used > 0 && (piece_count == 0 || piece_ends[piece_count - 1] < output_used))
+    piece_ends[piece_count++] = output_used;
+  size_t written = 0;
+  int failed = 0;
+  for (size_t piece = 0; piece < piece_count && !failed; ++piece) {
+    while (written < piece_ends[piece]) {
+      const ssize_t n = write(STDOUT_FILENO, output + written, piece_ends[piece] - written);
+      ++writes;
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed = 1;
+        break;
+      }
+      written += (size_t)n;
+    }
   }
+  output_used = 0;
+  piece_count = 0;
 }
 
 // The relay files stapio opened, each with its buffer; 0 if memory ran out. The lock is held.
@@ -230,7 +250,7 @@ static unsigned long take_messages(int at_end) {
         first_header[1] = header[1];
       }
     }
-    if (first == NULL || output_used + first_header[1] > sizeof output) return taken;
+    if (first == NULL || !room_for_message(first_header[1])) return taken;
     const uint32_t sequence = first_header[0];
     // The next in order may still be on its way into its file; a message older than the last
     // written (passed over before) goes out at once.
@@ -277,7 +297,12 @@ static void* write_messages(void* unused) {
   return NULL;
 }
 
+// stapio's CPU time when its first reader first polled a relay file: what it spent before (its
+// start, the module's loading) is no cost of the events (IOTAP_STAPIO_DRAIN_REPORT).
+static struct rusage usage_at_start;
+
 static void start_writer(void) {
+  getrusage(RUSAGE_SELF, &usage_at_start);
   pthread_mutex_lock(&lock);
   const int ready = take_files();
   pthread_mutex_unlock(&lock);
@@ -363,8 +388,10 @@ void finish_relay_reading(void) {
   fprintf(stderr,
           "iotap stapio_drain: %lu messages (%lu after the readers stopped), %lu passed over a "
           "missing one; %lu relay reads, %lu writes; stapio's cpu time: user %ld.%03ld s, "
-          "system %ld.%03ld s\n",
+          "system %ld.%03ld s; when its readers started: user %ld.%03ld s, system %ld.%03ld s\n",
           messages, messages_at_end, passed_over, relay_reads, writes, (long)usage.ru_utime.tv_sec,
           (long)usage.ru_utime.tv_usec / 1000, (long)usage.ru_stime.tv_sec,
-          (long)usage.ru_stime.tv_usec / 1000);
+          (long)usage.ru_stime.tv_usec / 1000, (long)usage_at_start.ru_utime.tv_sec,
+          (long)usage_at_start.ru_utime.tv_usec / 1000, (long)usage_at_start.ru_stime.tv_sec,
+          (long)usage_at_start.ru_stime.tv_usec / 1000);
 }

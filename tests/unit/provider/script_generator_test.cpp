@@ -33,7 +33,7 @@ TEST(ScriptGenerator, PostgresqlsLevelsPrintTheirLines) {
                                   "($arg7))\n\tsyscall_io_unfollow_thread(tid())\n}\n"))
       << script;
   EXPECT_TRUE(has(script, point + "\"smgr__md__write__start\")")) << script;
-  EXPECT_TRUE(has(script, "probe begin { println(\"iotap-events 1\") }")) << script;
+  EXPECT_TRUE(has(script, "probe begin { println(\"iotap-events 2\") }")) << script;
   EXPECT_TRUE(has(script, "probe syscall_io.start\n")) << script;
   EXPECT_TRUE(has(script, "probe iotap_events.block {}")) << script;
   EXPECT_FALSE(has(script, "__iotap_begin_tid")) << "no level pairs by argument";
