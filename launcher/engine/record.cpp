@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "record_layout.h"
 
@@ -20,7 +21,7 @@ T load(const char* at) {
 }
 
 // Reads `field` at `at` into `event`; false if its value is out of the field's range.
-bool read_field(Field field, const char* at, Event& event) {
+[[gnu::always_inline]] inline bool read_field(Field field, const char* at, Event& event) {
   switch (field) {
     case Field::id:
     case Field::address:
@@ -163,31 +164,50 @@ bool letter_allowed(Letter letter, char value) {
   return false;
 }
 
+// A record of CODE, its length checked: its layout known when compiled, so that reading it is
+// a run of loads with no switch per field.
+template <unsigned Code>
+Tokenized decode_as(const char* at, Event& event) {
+  event.kind = kLayouts[Code - 1].kind;
+  const char letter = at[3];
+  if (!letter_allowed(kLayouts[Code - 1].letter, letter))
+    return {LineKind::malformed, "bad RW or OP", {}};
+  if constexpr (kLayouts[Code - 1].letter != Letter::none) {
+    event.rw = letter;
+  } else if constexpr (kLayouts[Code - 1].kind == Kind::read_start) {
+    event.rw = 'R';
+  }
+  event.cpu = load<uint32_t>(at + 4);
+  event.tid = load<int32_t>(at + 8);
+  event.ts = load<uint64_t>(at + 12);
+  event.seq = load<uint64_t>(at + 20);
+  bool in_range = true;
+  size_t offset = kRecordHead;
+  const auto read_fields = [&]<size_t... I>(std::index_sequence<I...>) {
+    ((in_range = read_field(kLayouts[Code - 1].fields[I], at + offset, event) && in_range,
+      offset += width(kLayouts[Code - 1].fields[I])),
+     ...);
+  };
+  read_fields(std::make_index_sequence<kLayouts[Code - 1].count>{});
+  if (!in_range) return {LineKind::malformed, "field out of range", {}};
+  return {LineKind::event, nullptr, {}};
+}
+
+using Decoder = Tokenized (*)(const char*, Event&);
+
+template <size_t... C>
+constexpr std::array<Decoder, sizeof...(C)> decoders(std::index_sequence<C...> /*codes*/) {
+  return {&decode_as<C + 1>...};
+}
+constexpr auto kDecoders = decoders(std::make_index_sequence<kLayouts.size()>{});
+
 }  // namespace
 
 Tokenized decode_record(std::string_view record, Event& event) {
   const auto code = static_cast<unsigned char>(record[1]);
   if (code == 0 || code > kLayouts.size()) return {LineKind::other, nullptr, {}};
-  const Layout& layout = kLayouts[code - 1];
   if (record.size() != kLengths[code - 1]) return {LineKind::malformed, "bad record length", {}};
-  const char* at = record.data();
-  event.kind = layout.kind;
-  const char letter = at[3];
-  if (!letter_allowed(layout.letter, letter)) return {LineKind::malformed, "bad RW or OP", {}};
-  event.rw = layout.letter != Letter::none     ? letter
-             : layout.kind == Kind::read_start ? 'R'
-                                               : event.rw;
-  event.cpu = load<uint32_t>(at + 4);
-  event.tid = load<int32_t>(at + 8);
-  event.ts = load<uint64_t>(at + 12);
-  event.seq = load<uint64_t>(at + 20);
-  at += kRecordHead;
-  for (uint8_t i = 0; i < layout.count; ++i) {
-    if (!read_field(layout.fields[i], at, event))
-      return {LineKind::malformed, "field out of range", {}};
-    at += width(layout.fields[i]);
-  }
-  return {LineKind::event, nullptr, {}};
+  return kDecoders[code - 1](record.data(), event);
 }
 
 bool encode_line(std::string_view line, std::string& out) {
