@@ -243,13 +243,8 @@ void check_levels(const Checker& c, const Json& doc) {
   });
 }
 
-// A waterfall needs its request, its latency and its stages, each stage its layer and times.
-void check_waterfall(const Checker& c, const Json& w, const std::string& item) {
-  c.field(w, item, "request", Type::kCount, /*required=*/true);
-  c.field(w, item, "call", Type::kString);
-  c.fields(w, item, {"thread", "offset", "result"}, Type::kInteger);
-  c.field(w, item, "size", Type::kNumber);
-  c.field(w, item, "latency_us", Type::kNumber, /*required=*/true);
+// A waterfall's stages, each its layer and times (and its device's name, where it has one).
+void check_stages(const Checker& c, const Json& w, const std::string& item) {
   c.field(w, item, "stages", Type::kArray, /*required=*/true);
   c.objects(w, item, "stages", [&c](const Json& s, const std::string& stage) {
     c.field(s, stage, "layer", Type::kString, /*required=*/true);
@@ -258,14 +253,26 @@ void check_waterfall(const Checker& c, const Json& w, const std::string& item) {
     c.field(s, stage, "dwell_us", Type::kNumber, /*required=*/true);
     c.field(s, stage, "bios", Type::kCount);
   });
+}
+
+// A waterfall needs its request, its latency and its stages.
+void check_waterfall(const Checker& c, const Json& w, const std::string& item) {
+  c.field(w, item, "request", Type::kCount, /*required=*/true);
+  c.field(w, item, "call", Type::kString);
+  c.fields(w, item, {"thread", "offset", "result"}, Type::kInteger);
+  c.field(w, item, "size", Type::kNumber);
+  c.field(w, item, "latency_us", Type::kNumber, /*required=*/true);
+  check_stages(c, w, item);
   c.field(w, item, "level", Type::kString);
   c.field(w, item, "text", Type::kString);
-  // A query's I/O: waterfalls of their own (they hold no inner ones: a query's are its leaves).
+  // A query's I/O: waterfalls of their own (they hold no inner ones: a query's are its leaves),
+  // drawn as the query's are: their stages are checked as its are.
   c.objects(w, item, "inner", [&c](const Json& io, const std::string& at) {
     c.field(io, at, "request", Type::kCount, /*required=*/true);
+    c.field(io, at, "call", Type::kString);
     c.field(io, at, "latency_us", Type::kNumber, /*required=*/true);
     c.field(io, at, "start_us", Type::kNumber);
-    c.field(io, at, "stages", Type::kArray, /*required=*/true);
+    check_stages(c, io, at);
   });
 }
 
