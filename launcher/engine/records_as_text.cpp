@@ -45,16 +45,22 @@ struct RecordsAsText::Impl {
     record.append(bytes.substr(0, part));
     bytes.remove_prefix(part);
     if (record.size() < length) return false;
+    // Whole, it is a unit as the engine frames one, whatever its code: the next unit may be a
+    // record too. One no reader knows (a later version's) is shown as it came.
     line.clear();
-    if (!text_of_record(record, line)) return pass_on_as_is(), true;
-    line.push_back('\n');
-    out(line);
+    if (text_of_record(record, line)) {
+      line.push_back('\n');
+      out(line);
+    } else {
+      out(record);
+    }
     record.clear();
     at_unit_start = true;
     return true;
   }
 
-  // Bytes that are no record a reader knows: the script's own, shown as they are.
+  // Bytes that began like a record and are none (a length too short, or cut short at the end):
+  // the script's own, shown as they are.
   void pass_on_as_is() {
     out(record);
     at_unit_start = record.back() == '\n';

@@ -140,12 +140,13 @@ TEST(Record, RecordsAsTextPassesTextOnAtOnceAndShowsRecordsAsLines) {
   std::string later = q;
   later[1] = 100;
   as_text.feed(later);
+  as_text.feed(q);  // after a record no reader knows, a record is still shown as its line
   as_text.feed("end\n");
   const std::string cut_short = q.substr(0, 10);
   as_text.feed(cut_short);
   as_text.finish();
-  EXPECT_EQ(shown,
-            "iotap-events 2\npress a key: y\n" + kLines[5] + "\n" + later + "end\n" + cut_short);
+  EXPECT_EQ(shown, "iotap-events 2\npress a key: y\n" + kLines[5] + "\n" + later + kLines[5] +
+                       "\nend\n" + cut_short);
 }
 
 // The probes' printfs (tapsets/iotap_events.stp, examples/events.stp, replay_events.stp) write
