@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "iotap/config.h"
@@ -98,6 +99,21 @@ std::string module_path_in(const CompileRequest& request) {
   return request.work_dir + "/" + request.module_name + ".ko";
 }
 
+// stap says nothing when a signal ends it: killed outright, or stopped between two of its steps
+// (its handler only counts the signal there, and stap exits 1 at its next check).
+std::string silent_failure(const ExitStatus& status) {
+  if (status.signaled) {
+    const int sig = status.code - 128;
+    const char* name = ::sigabbrev_np(sig);
+    return "stap was killed by " +
+           (name != nullptr ? "SIG" + std::string(name) : "signal " + std::to_string(sig)) +
+           " before it finished: run again";
+  }
+  return "stap exited with status " + std::to_string(status.code) +
+         " without a message, as it does when a signal (`pkill stap`, a shutdown) stops it: run "
+         "again";
+}
+
 }  // namespace
 
 std::string stap_version() {
@@ -184,6 +200,9 @@ CompiledModule compile_module(const CompileRequest& request, const std::string& 
         user_changed_build ? std::string() : explain_runtime_build_failure(diagnostics);
     if (!runtime_failure.empty())
       throw UserError("stap could not compile " + request.script_name + ": " + runtime_failure);
+    if (diagnostics.empty())
+      throw UserError("stap could not compile " + request.script_name + ": " +
+                      silent_failure(result.status));
     throw UserError("stap could not compile " + request.script_name + ":\n" + diagnostics);
   }
   if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // stap's warnings

@@ -176,7 +176,11 @@ TEST_F(Lifecycle, AStopDuringStapsTracepointQueriesLeavesNoFalseAnswerInItsCache
   const auto started = fs::file_time_type::clock::now();
   const pid_t pid = start({"run", script, "--target", "vm", "-c", "/bin/true"},
                           {"SYSTEMTAP_DIR=" + stap_dir.path()});
-  // Waits, polling /proc, until a make under stap builds the tracepoint queries.
+  // Waits, polling /proc, until gcc under stap compiles a tracepoint query. Not at the first
+  // sight of their make: stap takes note of a child only after posix_spawn returns, and a
+  // signal before that (stap descheduled on a loaded host) stops nothing; the kbuild then
+  // finishes and stap exits without a word (StapMessages' silent failure). A query's compile
+  // starts only after make has read the kernel's makefiles and tried its compiler options.
   const auto give_up = Clock::now() + std::chrono::minutes(5);
   bool querying = false;
   pid_t stap = 0;
@@ -185,10 +189,10 @@ TEST_F(Lifecycle, AStopDuringStapsTracepointQueriesLeavesNoFalseAnswerInItsCache
     for (const auto& p : all)
       if (p.ppid == pid && p.comm == "stap") stap = p.pid;
     for (const auto& p : all) {
-      if (stap == 0 || p.pgid != stap || p.comm != "make") continue;
+      if (stap == 0 || p.pgid != stap || p.comm != "cc1") continue;
       std::ifstream cmdline("/proc/" + std::to_string(p.pid) + "/cmdline");
       const std::string words((std::istreambuf_iterator<char>(cmdline)), {});
-      querying |= words.find("tracequery") != std::string::npos;
+      querying |= words.find("KBUILD_MODNAME=\"tracequery") != std::string::npos;
     }
     if (!querying) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

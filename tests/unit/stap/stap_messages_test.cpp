@@ -107,6 +107,29 @@ TEST(StapMessages, WithScriptArgumentsMessagesNameTheUsersScript) {
             "semantic error: unresolved arity-0 argument $3 at user/args.stp:2:9\n");
 }
 
+// stap ends without a word when a signal stops it between two of its steps (a `pkill stap` that
+// lands as it starts a kbuild: stap counts the signal, lets the kbuild finish, exits 1), or when
+// it is killed outright: the message says what happened rather than ending at a colon.
+std::string compile_error(const std::string& fake_stap) {
+  const FakeStap stap(fake_stap);
+  TempDir work;
+  try {
+    compile_module({"probe begin {}\n", "s.stp", "", "", work.path(), {}, "", {}});
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(StapMessages, AStapThatEndsWithoutAWordIsSaidToHaveBeenStopped) {
+  EXPECT_EQ(compile_error("#!/bin/sh\nexit 1\n"),
+            "stap could not compile s.stp: stap exited with status 1 without a message, as it "
+            "does when a signal (`pkill stap`, a shutdown) stops it: run again");
+  EXPECT_EQ(compile_error("#!/bin/sh\nkill -KILL $$\n"),
+            "stap could not compile s.stp: stap was killed by SIGKILL before it finished: run "
+            "again");
+}
+
 // The block_hasher tapset's @block_hasher_exe comes from a macro file compile_module writes
 // per compile, in a -I directory of its own (not the work dir: stap would read the script copy
 // there as a tapset): the path given, quoted as a stap string, not the build tree's.
