@@ -51,9 +51,8 @@ uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, 
 
 void BioTracker::forget(uint32_t index) {
   BioNode& node = pool_[index];
-  if (const auto it = by_address_.find(node.address);
-      it != by_address_.end() && it->second == index)
-    by_address_.erase(it);
+  if (const uint32_t* found = by_address_.find(node.address); found != nullptr && *found == index)
+    by_address_.erase(node.address);
   if (node.device != kNoDevice) in_flight_[node.device].remove(pool_, index);
   node.flags &= static_cast<uint8_t>(~BioNode::in_flight);
 }
@@ -85,15 +84,15 @@ void BioTracker::drop(uint32_t index) {
 
 void BioTracker::queue(const Event& event) {
   const uint32_t device = device_of(event.dev);
-  if (const auto it = by_address_.find(event.id); it != by_address_.end()) {
-    BioNode& known = pool_[it->second];
+  if (const uint32_t* found = by_address_.find(event.id); found != nullptr) {
+    BioNode& known = pool_[*found];
     if (known.has(BioNode::awaiting_queue) && known.device == device) {
       // The member bio md or dm just remapped: its time on the member starts here.
       known.start = event.ts;
       known.flags &= static_cast<uint8_t>(~BioNode::awaiting_queue);
       return;
     }
-    abandon(it->second);
+    abandon(*found);
   }
   const bool top = stack_.is_top(device);
   const Request* request = top ? requests_.open_on(event.tid) : nullptr;
@@ -111,14 +110,14 @@ void BioTracker::split(const Event& event) {
   // dm split the bio: it sent the front part on as clones (their M events join them to this
   // bio by sector) and goes on with the rest, the same bio, to one completion.
   if (event.id == event.parent) return;
-  if (const auto it = by_address_.find(event.id); it != by_address_.end()) abandon(it->second);
-  const auto parent = by_address_.find(event.parent);
-  if (parent == by_address_.end()) {
+  if (const uint32_t* found = by_address_.find(event.id); found != nullptr) abandon(*found);
+  const uint32_t* parent = by_address_.find(event.parent);
+  if (parent == nullptr) {
     // A part of a bio never seen: kept so its completion is not taken for loss.
     make(event, kNoDevice, event.sector, event.bytes, kNoNode, 0);
     return;
   }
-  const uint32_t parent_index = parent->second;
+  const uint32_t parent_index = *parent;
   BioNode& up = pool_[parent_index];
   // The parent goes on from the end of the part: a request-based disk's D covers only that.
   if (event.sector >= up.sector)
@@ -177,21 +176,22 @@ void BioTracker::remap(const Event& event) {
   const uint32_t from = device_of(event.from_dev);
   const uint32_t device = device_of(event.dev);
   uint8_t flags = BioNode::io | BioNode::awaiting_queue | BioNode::remapped;
-  if (const auto it = by_address_.find(event.id); it != by_address_.end()) {
-    if (pool_[it->second].device == from) {
+  if (const uint32_t* found = by_address_.find(event.id); found != nullptr) {
+    const uint32_t known = *found;
+    if (pool_[known].device == from) {
       // Older kernels remap the bio itself rather than a clone: one bio, two stages.
-      make(event, device, event.sector, event.bytes, it->second, flags | BioNode::same_bio);
+      make(event, device, event.sector, event.bytes, known, flags | BioNode::same_bio);
       return;
     }
-    abandon(it->second);  // before the search: it may drop a node the search would find
+    abandon(known);  // before the search: it may drop a node the search would find
   }
   make(event, device, event.sector, event.bytes, container(from, event.from_sector, event.tid),
        flags);
 }
 
 void BioTracker::complete(const Event& event) {
-  const auto it = by_address_.find(event.id);
-  if (it == by_address_.end()) {
+  const uint32_t* found = by_address_.find(event.id);
+  if (found == nullptr) {
     if (event.cpu >= split_completions_due_.size()) split_completions_due_.resize(event.cpu + 1);
     SplitCompletionsDue& due = split_completions_due_[event.cpu];
     if (due.count != 0 && event.seq <= due.until) {
@@ -202,7 +202,7 @@ void BioTracker::complete(const Event& event) {
     }
     return;
   }
-  const uint32_t index = it->second;
+  const uint32_t index = *found;
   if (member_of_md_or_dm(index)) expect_split_completion(event.cpu, event.seq);
   finish(index, event.ts, static_cast<int32_t>(event.value));
 }
@@ -231,10 +231,10 @@ void BioTracker::rq_issue(const Event& event) {
 
 void BioTracker::rq_complete(const Event& event) {
   const uint32_t device = device_of(event.dev);
-  if (const auto it = issued_.find(event.id); it != issued_.end()) {
+  if (const uint64_t* issued = issued_.find(event.id); issued != nullptr) {
     // A partial completion ends the request's service here; the rest is not timed again.
-    devices_[device].service.add(event.ts > it->second ? event.ts - it->second : 0);
-    issued_.erase(it);
+    devices_[device].service.add(event.ts > *issued ? event.ts - *issued : 0);
+    issued_.erase(event.id);
   }
   const uint64_t first = event.sector;
   const uint64_t last = event.sector + event.bytes / kSector;  // exclusive
@@ -303,11 +303,10 @@ void BioTracker::settle(uint32_t cpu) {
   Covered& covered = covered_[cpu];
   bool member = false;
   for (const auto& [index, address] : covered.bios) {
-    const auto it = by_address_.find(address);
+    const uint32_t* found = by_address_.find(address);
     // Ended or given up since; or its node and address went to a new bio (ended at its D when
     // the address came back), which no D has covered.
-    if (it == by_address_.end() || it->second != index || !pool_[index].has(BioNode::rq_done))
-      continue;
+    if (found == nullptr || *found != index || !pool_[index].has(BioNode::rq_done)) continue;
     member = member || member_of_md_or_dm(index);
     finish(index, covered.ts, covered.error);
   }

@@ -13,13 +13,13 @@
 // Each io's completion is recorded on its device (DeviceStats).
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "bio_tree.h"
 #include "device_stats.h"
 #include "event.h"
+#include "flat_map.h"
 #include "in_flight.h"
 #include "request_tracker.h"
 #include "stack.h"
@@ -54,9 +54,9 @@ class BioTracker {
   // The stream ended: ends whatever D covered.
   void settle_all();
 
-  const BioStats& stats() const { return stats_; }
-  const Unrequested& unrequested() const { return unrequested_; }
-  size_t in_flight() const { return by_address_.size(); }
+  [[nodiscard]] const BioStats& stats() const { return stats_; }
+  [[nodiscard]] const Unrequested& unrequested() const { return unrequested_; }
+  [[nodiscard]] size_t in_flight() const { return by_address_.size(); }
 
  private:
   uint32_t device_of(uint32_t dev);
@@ -64,17 +64,17 @@ class BioTracker {
   uint32_t make(const Event& event, uint32_t device, uint64_t sector, uint64_t bytes,
                 uint32_t parent, uint8_t flags);
   // The smallest bio in flight on `device` whose sectors contain `sector`.
-  uint32_t container(uint32_t device, uint64_t sector, int32_t tid) const;
+  [[nodiscard]] uint32_t container(uint32_t device, uint64_t sector, int32_t tid) const;
   // md sends a flush on to every member from its workqueue as new empty bios, with no remap
   // event: an empty write queued on an md member belongs to the newest empty bio in flight on
   // the array (kNoNode for any other bio).
-  uint32_t md_flush_parent(const Event& event, uint32_t device) const;
+  [[nodiscard]] uint32_t md_flush_parent(const Event& event, uint32_t device) const;
   void finish(uint32_t index, uint64_t ts, int32_t error);
   // Gives up on a bio whose address came back before its completion did.
   void abandon(uint32_t index);  // counted in stats, then dropped
   void drop(uint32_t index);     // ended without a completion, with the stages of the same bio
   void forget(uint32_t index);   // no longer in flight: out of the address map and device list
-  bool member_of_md_or_dm(uint32_t index) const;
+  [[nodiscard]] bool member_of_md_or_dm(uint32_t index) const;
   // A bio on a top device queued while its thread had no request open.
   void count_unrequested(const Event& event);
   // Ends the bios the D on `cpu` covered.
@@ -92,8 +92,8 @@ class BioTracker {
   Stack& stack_;
   std::vector<DeviceStats>& devices_;
   RequestTracker& requests_;
-  std::unordered_map<uint64_t, uint32_t> by_address_;  // bios in flight
-  std::vector<InFlight> in_flight_;                    // by device
+  FlatMap<uint32_t> by_address_;     // bios in flight
+  std::vector<InFlight> in_flight_;  // by device
   // Per CPU: md's completions of bios it split at a chunk boundary (no tracepoint saw them
   // start) that may still come. md completes such a bio right after a member bio completes, or
   // a few events later when an interrupt's events land in between (and the interrupt's own
@@ -104,9 +104,9 @@ class BioTracker {
   };
   std::vector<SplitCompletionsDue> split_completions_due_;
   void expect_split_completion(uint32_t cpu, uint64_t member_completion_seq);
-  std::vector<Covered> covered_;                   // by CPU
-  size_t covered_cpus_ = 0;                        // CPUs with bios in covered_
-  std::unordered_map<uint64_t, uint64_t> issued_;  // requests issued: RQ -> I's time
+  std::vector<Covered> covered_;  // by CPU
+  size_t covered_cpus_ = 0;       // CPUs with bios in covered_
+  FlatMap<uint64_t> issued_;      // requests issued: RQ -> I's time
   BioStats stats_;
   Unrequested unrequested_;
   std::function<void(const FinishedBio&)> finished_bio_;

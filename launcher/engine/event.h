@@ -24,35 +24,38 @@ enum class Kind : uint8_t {
   level_end,    // PE: it ends
 };
 
+// Laid out without padding in 128 bytes, two cache lines: the sorter copies each event in and
+// out of its window.
 struct Event {
   uint64_t ts = 0;   // ns
   uint64_t seq = 0;  // per CPU, from 1
   uint32_t cpu = 0;
   int32_t tid = 0;
-  Kind kind = Kind::queue;
-  char rw = '-';             // Q, X: R, W or -; SS: R, W or F (fsync, fdatasync)
-  uint64_t id = 0;           // RS, RD: the request; Q, X, M, C: the bio's address; I, D: RQ
-  uint64_t parent = 0;       // X: the bio it was cut from; I: the request's first bio
-  uint32_t dev = 0;          // Q, M, I, D
-  uint32_t from_dev = 0;     // M
-  uint64_t sector = 0;       // Q, X, M, I, D
-  uint64_t bytes = 0;        // Q, X, M, I, D
-  uint64_t from_sector = 0;  // M
-  int64_t value = 0;         // RD, SD: the call's result; C, D: the block status
   // RS only: `thread` (the program's thread index) and `block`.
   int32_t thread = 0;
   // PB, PT, PE: the request's level (its index in the provider's declaration). KEY is `id`,
   // OP `rw` (R, W, F or -), FILE `inode`, RESULT `value`. PT: `parent` is the text's number in
   // the engine's side table (an Event is copied through the sorter; the text is not).
-  uint32_t level = 0;  // beside `thread`: in what was its padding
-  uint64_t block = 0;
-  uint64_t offset = 0, size = 0;  // RS, SS
-  // SS only: which call (syscall_name()), the file's inode, O_DIRECT (RB too). DEV is the file's
-  // device.
+  uint32_t level = 0;
+  Kind kind = Kind::queue;
+  char rw = '-';  // Q, X: R, W or -; SS: R, W or F (fsync, fdatasync)
+  // SS only: which call (syscall_name()), O_DIRECT (RB too), the file's inode (below). DEV is
+  // the file's device.
   uint8_t syscall = 0;
   bool direct = false;
+  uint32_t dev = 0;          // Q, M, I, D
+  uint32_t from_dev = 0;     // M
+  uint64_t id = 0;           // RS, RD: the request; Q, X, M, C: the bio's address; I, D: RQ
+  uint64_t parent = 0;       // X: the bio it was cut from; I: the request's first bio
+  uint64_t sector = 0;       // Q, X, M, I, D
+  uint64_t bytes = 0;        // Q, X, M, I, D
+  uint64_t from_sector = 0;  // M
+  int64_t value = 0;         // RD, SD: the call's result; C, D: the block status
+  uint64_t block = 0;
+  uint64_t offset = 0, size = 0;  // RS, SS
   uint64_t inode = 0;
 };
+static_assert(sizeof(Event) == 128);
 
 // The I/O system calls SS names, in the order of their index; F marks fsync and fdatasync.
 struct Syscall {

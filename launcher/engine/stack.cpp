@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 
 namespace iotap::engine {
 namespace {
@@ -102,7 +103,7 @@ Stack::Stack(std::vector<StackDevice> devices) : stack_size_(devices.size()) {
       device.layer = LayerId::dm;
     for (const auto& line : info.dm_table) device.dm_targets.push_back(parse_target(line));
     by_name.emplace(info.name, devices_.size());
-    by_dev_.emplace(info.dev, devices_.size());
+    if (by_dev_.find(info.dev) == nullptr) by_dev_[info.dev] = devices_.size();
     device.info = std::move(info);
     devices_.push_back(std::move(device));
   }
@@ -121,29 +122,30 @@ Stack::Stack(std::vector<StackDevice> devices) : stack_size_(devices.size()) {
 
 size_t Stack::index_of(uint32_t dev) {
   if (dev == last_dev_) return last_index_;
-  auto it = by_dev_.find(dev);
-  if (it == by_dev_.end()) {
+  const size_t* found = by_dev_.find(dev);
+  size_t index = found != nullptr ? *found : devices_.size();
+  if (found == nullptr) {
     Device device;
     device.info.name = dev_name(dev);
     device.info.dev = dev;
     if (dev >> 20U == kMdMajor) device.layer = LayerId::md;
-    it = by_dev_.emplace(dev, devices_.size()).first;
+    by_dev_[dev] = index;
     devices_.push_back(std::move(device));
   }
   last_dev_ = dev;
-  last_index_ = it->second;
-  return it->second;
+  last_index_ = index;
+  return index;
 }
 
 std::string Stack::name_of(uint32_t dev) const {
-  const auto it = by_dev_.find(dev);
-  return it == by_dev_.end() ? dev_name(dev) : devices_[it->second].info.name;
+  const size_t* found = by_dev_.find(dev);
+  return found == nullptr ? dev_name(dev) : devices_[*found].info.name;
 }
 
 bool Stack::takes_requests(uint32_t dev) const {
   if (stack_size_ == 0) return true;
-  const auto it = by_dev_.find(dev);
-  return it != by_dev_.end() && is_top(it->second);
+  const size_t* found = by_dev_.find(dev);
+  return found != nullptr && is_top(*found);
 }
 
 std::vector<size_t> Stack::subtree(size_t i) const {

@@ -5,10 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "flat_map.h"
 #include "iotap/engine.h"
 
 namespace iotap::engine {
@@ -46,23 +46,23 @@ class Stack {
   // The device's index, added under "MAJ:MIN" if the stack does not have it.
   size_t index_of(uint32_t dev);
   // The device's name without adding it: its kernel name, or "MAJ:MIN".
-  std::string name_of(uint32_t dev) const;
-  size_t size() const { return devices_.size(); }
+  [[nodiscard]] std::string name_of(uint32_t dev) const;
+  [[nodiscard]] size_t size() const { return devices_.size(); }
   const Device& operator[](size_t i) const { return devices_[i]; }
   // A device a user request enters through (in the stack, without a parent). With no stack
   // at all, every device is.
-  bool is_top(size_t i) const {
+  [[nodiscard]] bool is_top(size_t i) const {
     return devices_[i].in_stack ? devices_[i].parent == SIZE_MAX : stack_size_ == 0;
   }
   // A user request on `dev` (a system call on it, or on a file on it) is one iotap follows:
   // `dev` is a top of the stack; with no stack at all, any device is.
-  bool takes_requests(uint32_t dev) const;
+  [[nodiscard]] bool takes_requests(uint32_t dev) const;
   // Every device below `i` in the stack, `i` included.
-  std::vector<size_t> subtree(size_t i) const;
+  [[nodiscard]] std::vector<size_t> subtree(size_t i) const;
 
  private:
   std::vector<Device> devices_;
-  std::unordered_map<uint32_t, size_t> by_dev_;
+  FlatMap<size_t> by_dev_;
   size_t stack_size_ = 0;
   // The last lookup: events come in runs on the same device.
   uint32_t last_dev_ = UINT32_MAX;
