@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -71,46 +70,21 @@ struct Engine::Impl {
         finished_level_request(options.finished_level_request) {}
 
   void line(std::string_view text) {
-    const bool record = !text.empty() && text[0] == kRecordMarker;
-    if (record && text.size() >= kRecordHead) {
-      // Read straight into the sorter's window: the CPU is the head's first field.
-      uint32_t cpu = 0;
-      std::memcpy(&cpu, text.data() + kRecordCpuOffset, sizeof cpu);
-      if (cpu < kMaxCpus) {
-        Event& event = sorter.slot(cpu);
-        event = Event{};
-        const Tokenized t = decode_record(text, event);
-        if (t.kind == LineKind::event && event.cpu == cpu) {
-          note_event(event);
-          sorter.commit(cpu, [this](const Event& e) { dispatch(e); });
-        } else {
-          not_an_event(t, text, record);
-        }
-        return;
-      }
-    }
     Event event;
+    const bool record = !text.empty() && text[0] == kRecordMarker;
     const Tokenized t = record ? decode_record(text, event) : tokenize(text, event);
-    if (t.kind != LineKind::event) {
-      not_an_event(t, text, record);
-    } else if (event.cpu >= kMaxCpus) {
-      ++loss.malformed_lines;
-    } else {
-      note_event(event);
-      if (event.kind == Kind::level_text) hold_text(event, t.text);
-      sorter.push(event, [this](const Event& e) { dispatch(e); });
-    }
-  }
-
-  void note_event(const Event& event) {
-    ++events;
-    first_ts = std::min(first_ts, event.ts);
-    last_ts = std::max(last_ts, event.ts);
-  }
-
-  void not_an_event(const Tokenized& t, std::string_view text, bool record) {
     switch (t.kind) {
-      case LineKind::event:  // its CPU is out of range
+      case LineKind::event:
+        if (event.cpu >= kMaxCpus) {
+          ++loss.malformed_lines;
+          return;
+        }
+        ++events;
+        if (event.kind == Kind::level_text) hold_text(event, t.text);
+        first_ts = std::min(first_ts, event.ts);
+        last_ts = std::max(last_ts, event.ts);
+        sorter.push(event, [this](const Event& e) { dispatch(e); });
+        return;
       case LineKind::malformed:
         ++loss.malformed_lines;
         return;

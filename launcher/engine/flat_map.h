@@ -110,7 +110,7 @@ class FlatMap {
   }
 
   std::vector<Slot> slots_;  // a power of two in size, at most half full
-  unsigned shift_ = 60;  // 64 - log2(the table's size), as for the first table (16)
+  unsigned shift_ = 60;      // 64 - log2(the table's size), as for the first table (16)
   size_t size_ = 0;
   bool has_empty_key_ = false;
   Value empty_key_value_{};

@@ -29,27 +29,12 @@ class Sorter {
   // Takes one event; calls emit(const Event&) for every event it releases.
   template <typename Emit>
   void push(const Event& event, Emit&& emit) {
-    slot(event.cpu) = event;
-    commit(event.cpu, emit);
-  }
-
-  // Where CPU `cpu`'s next event goes: a reader can write the event there itself, saving a
-  // copy of each event, and then commit() it. Until then it is not held (a malformed one is
-  // left there, and overwritten by the next).
-  Event& slot(uint32_t cpu) {
-    if (cpu >= cpus_.size()) cpus_.resize(cpu + 1);
-    return cpus_[cpu].queue.next_slot();
-  }
-  // Takes the event written in slot(cpu), as push() does.
-  template <typename Emit>
-  void commit(uint32_t cpu_number, Emit&& emit) {
-    Cpu& cpu = cpu_for(cpu_number);
-    const Event& event = cpu.queue.next_slot();
+    Cpu& cpu = cpu_for(event.cpu);
     check_sequence(cpu, event.seq);
     if (event.ts < released_ts_) ++stats_.late_events;
     const bool was_empty = cpu.queue.empty();
-    cpu.queue.take_next();
-    if (was_empty) heap_push({event.ts, cpu.rank, cpu_number});
+    cpu.queue.push(event);
+    if (was_empty) heap_push({event.ts, cpu.rank, event.cpu});
     ++held_;
     if (event.ts > newest_ts_) newest_ts_ = event.ts;
     release(emit, false);
@@ -70,12 +55,11 @@ class Sorter {
    public:
     [[nodiscard]] bool empty() const { return size_ == 0; }
     [[nodiscard]] const Event& front() const { return slots_[head_]; }
-    // The slot after the last event: take_next() makes it the last.
-    Event& next_slot() {
+    void push(const Event& event) {
       if (size_ == slots_.size()) grow();
-      return slots_[(head_ + size_) & (slots_.size() - 1)];
+      slots_[(head_ + size_) & (slots_.size() - 1)] = event;
+      ++size_;
     }
-    void take_next() { ++size_; }
     void pop() {
       head_ = (head_ + 1) & (slots_.size() - 1);
       --size_;

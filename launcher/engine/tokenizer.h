@@ -27,7 +27,6 @@ Tokenized tokenize(std::string_view line, Event& event);
 // SEQ.
 inline constexpr char kRecordMarker = '\x1e';
 inline constexpr size_t kRecordHead = 28;
-inline constexpr size_t kRecordCpuOffset = 4;  // after marker, code, length and letter
 
 // Cuts a byte stream into lines and binary records (record.h), whatever the chunking: a line or
 // a record that straddles two chunks is kept until its end arrives. A unit that starts with

@@ -103,29 +103,6 @@ TEST(Sorter, SixtyFourCpusMergeByTimeAndTiesGoInTheOrderTheCpusWereFirstSeen) {
   EXPECT_EQ(sorter.stats().late_events, 0U);
 }
 
-// The engine reads a record straight into slot(cpu) and commits it; a malformed one it leaves
-// there uncommitted, and the next event of that CPU overwrites it: never released, never a
-// sequence gap, the CPU not seen (its rank, the tie-break, is taken at its first commit).
-TEST(Sorter, AnUncommittedSlotIsNeverReleasedAndTheNextEventTakesIt) {
-  Sorter sorter(/*window_ns=*/1'000'000, /*window_events=*/1'000'000);  // all held to the end
-  std::vector<Event> out;
-  const auto keep = [&](const Event& e) { out.push_back(e); };
-  sorter.slot(1) = at(1, 99, 50);  // malformed: not committed
-  sorter.slot(3) = at(3, 1, 100);
-  sorter.commit(3, keep);
-  sorter.slot(1) = at(1, 1, 100);
-  sorter.commit(1, keep);
-  sorter.slot(3) = at(3, 7, 10);  // malformed again
-  sorter.flush(keep);
-  ASSERT_EQ(out.size(), 2U);
-  EXPECT_EQ(out[0].cpu, 3U);  // the same time: CPU 3's event was taken first
-  EXPECT_EQ(out[0].seq, 1U);
-  EXPECT_EQ(out[1].cpu, 1U);
-  EXPECT_EQ(sorter.stats().sequence_gaps, 0U);
-  EXPECT_EQ(sorter.stats().late_events, 0U);
-  EXPECT_EQ(sorter.held(), 0U);
-}
-
 TEST(Sorter, HoldsEachEventForTheWindow) {
   Sorter sorter(/*window_ns=*/100, /*window_events=*/1'000'000);
   std::vector<uint64_t> out;
