@@ -22,7 +22,7 @@ uint32_t BioTracker::device_of(uint32_t dev) {
   return static_cast<uint32_t>(index);
 }
 
-uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, uint64_t bytes,
+uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, uint32_t bytes,
                           uint32_t parent, uint8_t flags) {
   const uint32_t index = pool_.make();  // its reference is the one in flight
   BioNode& node = pool_[index];
@@ -43,6 +43,9 @@ uint32_t BioTracker::make(const Event& event, uint32_t device, uint64_t sector, 
       node.flags |= BioNode::has_request;
       node.request = up.request;
     }
+    if (node.has(BioNode::remapped) && up.device != kNoDevice &&
+        stack_[up.device].layer != LayerId::member)
+      node.flags |= BioNode::md_or_dm_member;
   }
   if (device != kNoDevice) in_flight_[device].add(pool_, index);
   by_address_[event.id] = index;
@@ -151,7 +154,7 @@ uint32_t BioTracker::md_flush_parent(const Event& event, uint32_t device) const 
 
 uint32_t BioTracker::container(uint32_t device, uint64_t sector, int32_t tid) const {
   uint32_t best = kNoNode;
-  in_flight_[device].near(sector, [&](uint32_t index) {
+  in_flight_[device].near(pool_, sector, [&](uint32_t index) {
     const BioNode& node = pool_[index];
     if (sector < node.sector || sector - node.sector >= node.sectors) return;
     if (best == kNoNode) {
@@ -219,10 +222,7 @@ void BioTracker::expect_split_completion(uint32_t cpu, uint64_t member_completio
 }
 
 bool BioTracker::member_of_md_or_dm(uint32_t index) const {
-  const BioNode& node = pool_[index];
-  return node.has(BioNode::remapped) && node.parent != kNoNode &&
-         pool_[node.parent].device != kNoDevice &&
-         stack_[pool_[node.parent].device].layer != LayerId::member;
+  return pool_[index].has(BioNode::md_or_dm_member);
 }
 
 void BioTracker::rq_issue(const Event& event) {

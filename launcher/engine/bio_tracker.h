@@ -61,7 +61,7 @@ class BioTracker {
  private:
   uint32_t device_of(uint32_t dev);
   // A new node for `event`'s bio on `device`, in flight and findable by its address.
-  uint32_t make(const Event& event, uint32_t device, uint64_t sector, uint64_t bytes,
+  uint32_t make(const Event& event, uint32_t device, uint64_t sector, uint32_t bytes,
                 uint32_t parent, uint8_t flags);
   // The smallest bio in flight on `device` whose sectors contain `sector`.
   [[nodiscard]] uint32_t container(uint32_t device, uint64_t sector, int32_t tid) const;

@@ -9,6 +9,7 @@
 // Everything else is freed when it completes: memory follows what is in flight.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace iotap::engine {
@@ -24,7 +25,9 @@ struct BioNode {
     same_bio = 8,        // the kernel remapped the parent bio itself: they complete together
     remapped = 16,       // made by M: a member bio of an md or dm device
     has_request = 32,
-    rq_done = 64,  // a request's completion (D) covered it; a C may still follow
+    rq_done = 64,           // a request's completion (D) covered it; a C may still follow
+    md_or_dm_member = 128,  // remapped from a bio of md or dm (its parent's device's layer,
+                            // noted when made: asked at every completion)
   };
   uint64_t address = 0;
   uint64_t serial = 0;   // unique in the stream, from 1 (FinishedBio::id)
@@ -33,11 +36,11 @@ struct BioNode {
   uint64_t end = 0;      // C
   uint64_t sector = 0;
   uint64_t sectors = 0;  // at least 1, so a sector is always inside some bio
-  uint64_t bytes = 0;
-  uint64_t split_off = 0;  // sectors cut from its front by X on its device (what D must cover
-                           // is the rest)
-  uint64_t rq_end = 0;     // with rq_done: the D's time and status
+  uint32_t bytes = 0;
   int32_t rq_error = 0;
+  uint64_t split_off = 0;      // sectors cut from its front by X on its device (what D must cover
+                               // is the rest)
+  uint64_t rq_end = 0;         // with rq_done: the D's time and status (rq_error)
   uint64_t covered_start = 0;  // the part of [start, end] spent in devices below (set at C)
   uint64_t covered_end = 0;
   uint32_t device = kNoDevice;  // index in the Stack
@@ -45,6 +48,9 @@ struct BioNode {
   uint32_t critical = kNoNode;  // the child that completed last
   uint32_t refs = 0;
   uint32_t slot = 0;  // position in its device's in-flight list
+  // Its neighbours in its in-flight index bucket (in_flight.h), while indexed.
+  uint32_t bucket_prev = kNoNode;
+  uint32_t bucket_next = kNoNode;
   int32_t tid = 0;
   int32_t error = 0;
   uint8_t flags = 0;
@@ -52,6 +58,7 @@ struct BioNode {
   [[nodiscard]] bool has(Flag flag) const { return (flags & flag) != 0; }
   [[nodiscard]] uint64_t dwell() const { return end > start ? end - start : 0; }
 };
+static_assert(sizeof(BioNode) == 136);
 
 class BioPool {
  public:
@@ -63,7 +70,9 @@ class BioPool {
     } else {
       index = free_.back();
       free_.pop_back();
-      nodes_[index] = BioNode{};
+      // Made in place: `nodes_[index] = BioNode{}` built a blank on the stack and copied it,
+      // its 16-byte loads stalling on the narrower stores just before them.
+      std::construct_at(&nodes_[index]);
     }
     nodes_[index].refs = 1;
     ++live_;

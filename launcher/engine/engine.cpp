@@ -27,8 +27,6 @@
 namespace iotap::engine {
 namespace {
 
-constexpr uint32_t kMaxCpus = 1U << 16U;
-
 // The number right after `marker` in `line`, or right before it when `before` is set.
 bool number_near(std::string_view line, std::string_view marker, bool before, uint64_t& out) {
   const size_t at = line.find(marker);
@@ -75,10 +73,6 @@ struct Engine::Impl {
     const Tokenized t = record ? decode_record(text, event) : tokenize(text, event);
     switch (t.kind) {
       case LineKind::event:
-        if (event.cpu >= kMaxCpus) {
-          ++loss.malformed_lines;
-          return;
-        }
         ++events;
         if (event.kind == Kind::level_text) hold_text(event, t.text);
         first_ts = std::min(first_ts, event.ts);
@@ -103,7 +97,7 @@ struct Engine::Impl {
     switch (event.kind) {
       case Kind::read_start:
         note_request_start(event.ts);
-        requests.start(event, usdt_direct || event.direct);
+        requests.start(event, usdt_direct || event.direct != 0);
         return;
       case Kind::read_done:
         if (!requests.done(event, [this](const Request& r, uint64_t end, int64_t result) {
@@ -112,7 +106,7 @@ struct Engine::Impl {
           ++unmatched_read_ends;
         return;
       case Kind::run_start:
-        usdt_direct = event.direct;
+        usdt_direct = event.direct != 0;
         return;
       case Kind::queue:
         bios.queue(event);

@@ -1,6 +1,7 @@
 #include "in_flight.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace iotap::engine {
 
@@ -9,15 +10,15 @@ void InFlight::add(BioPool& pool, uint32_t index) {
   node.slot = static_cast<uint32_t>(list_.size());
   list_.push_back(index);
   if (indexed_) {
-    by_sector_.emplace(node.sector, index);
-    longest_ = std::max(longest_, node.sectors);
+    this->index(pool, index);
   } else if (list_.size() > kIndexAbove) {
     indexed_ = true;
     longest_ = 0;
-    for (const uint32_t each : list_) {
-      by_sector_.emplace(pool[each].sector, each);
-      longest_ = std::max(longest_, pool[each].sectors);
-    }
+    for (const uint32_t each : list_) longest_ = std::max(longest_, pool[each].sectors);
+    // A bucket as long as the longest bio: a lookup reads two buckets, or a few more once a
+    // longer bio comes.
+    shift_ = static_cast<unsigned>(std::bit_width(longest_ - 1));
+    for (const uint32_t each : list_) this->index(pool, each);
   }
 }
 
@@ -29,11 +30,34 @@ void InFlight::remove(BioPool& pool, uint32_t index) {
   list_.pop_back();
   if (!indexed_) return;
   if (list_.size() < kUnindexBelow) {
-    by_sector_.clear();
+    buckets_ = FlatMap<uint32_t>();
     indexed_ = false;
     return;
   }
-  by_sector_.erase({node.sector, index});
+  unindex(pool, index);
+}
+
+void InFlight::index(BioPool& pool, uint32_t index) {
+  BioNode& node = pool[index];
+  longest_ = std::max(longest_, node.sectors);
+  const uint64_t bucket = node.sector >> shift_;
+  const uint32_t* head = buckets_.find(bucket);
+  node.bucket_prev = kNoNode;
+  node.bucket_next = head != nullptr ? *head : kNoNode;
+  if (node.bucket_next != kNoNode) pool[node.bucket_next].bucket_prev = index;
+  buckets_[bucket] = index;
+}
+
+void InFlight::unindex(BioPool& pool, uint32_t index) {
+  const BioNode& node = pool[index];
+  if (node.bucket_next != kNoNode) pool[node.bucket_next].bucket_prev = node.bucket_prev;
+  if (node.bucket_prev != kNoNode) {
+    pool[node.bucket_prev].bucket_next = node.bucket_next;
+  } else if (node.bucket_next != kNoNode) {
+    *buckets_.find(node.sector >> shift_) = node.bucket_next;
+  } else {
+    buckets_.erase(node.sector >> shift_);
+  }
 }
 
 }  // namespace iotap::engine

@@ -5,13 +5,17 @@
 // deep shape (4,517 bios held at most) that scan was half the engine's time; with a
 // few, the list alone is cheaper than keeping an index, so the index exists only while the
 // device holds more than kIndexAbove.
+//
+// The index is a hash of buckets of 2^shift_ sectors (at least the longest bio's length when it
+// was made), each a list linked through its nodes (BioNode::bucket_prev, bucket_next): adding
+// and removing a bio is O(1) and allocates nothing, where a std::set of (sector, node) cost a
+// tree node per bio and a quarter of the deep shape's time.
 #include <cstddef>
 #include <cstdint>
-#include <set>
-#include <utility>
 #include <vector>
 
 #include "bio_tree.h"
+#include "flat_map.h"
 
 namespace iotap::engine {
 
@@ -24,18 +28,20 @@ class InFlight {
   void remove(BioPool& pool, uint32_t index);
 
   // Calls visit(index) for every bio in flight that may contain `sector`: all of them, or with
-  // the index those starting at most the longest one's length before it. The caller checks.
+  // the index those whose bucket starts at most the longest one's length before it, in no
+  // particular order. The caller checks.
   template <typename Visit>
-  void near(uint64_t sector, Visit&& visit) const {
+  void near(const BioPool& pool, uint64_t sector, Visit&& visit) const {
     if (!indexed_) {
       for (const uint32_t index : list_) visit(index);
       return;
     }
-    auto it = by_sector_.upper_bound({sector, UINT32_MAX});
-    while (it != by_sector_.begin()) {
-      --it;
-      if (sector - it->first >= longest_) return;  // starts too far before to contain it
-      visit(it->second);
+    const uint64_t lowest = sector >= longest_ ? sector - longest_ + 1 : 0;
+    for (uint64_t bucket = sector >> shift_;; --bucket) {
+      if (const uint32_t* head = buckets_.find(bucket); head != nullptr)
+        for (uint32_t index = *head; index != kNoNode; index = pool[index].bucket_next)
+          visit(index);
+      if (bucket == lowest >> shift_) return;
     }
   }
 
@@ -43,9 +49,13 @@ class InFlight {
   static constexpr size_t kIndexAbove = 64;
   static constexpr size_t kUnindexBelow = 16;
 
+  void index(BioPool& pool, uint32_t index);
+  void unindex(BioPool& pool, uint32_t index);
+
   std::vector<uint32_t> list_;
-  std::set<std::pair<uint64_t, uint32_t>> by_sector_;  // (first sector, node) while indexed_
+  FlatMap<uint32_t> buckets_;  // (first sector >> shift_) -> the bucket's first node
   bool indexed_ = false;
+  unsigned shift_ = 0;
   uint64_t longest_ = 0;  // sectors of the longest bio indexed since the index was made
 };
 

@@ -68,7 +68,7 @@ T load(const char* at) {
       return true;
     case Field::direct: {
       const auto flag = load<uint32_t>(at);
-      event.direct = flag == 1;
+      event.direct = flag;
       return flag <= 1;
     }
     case Field::call: {
@@ -91,11 +91,6 @@ void store(std::string& out, T value) {
 
 // Writes `field` of `event`; false if its value does not fit the field's width.
 bool write_field(Field field, const Event& event, std::string& out) {
-  const auto narrow = [&out](uint64_t value) {
-    if (value > std::numeric_limits<uint32_t>::max()) return false;
-    store(out, static_cast<uint32_t>(value));
-    return true;
-  };
   switch (field) {
     case Field::id:
     case Field::address:
@@ -129,7 +124,8 @@ bool write_field(Field field, const Event& event, std::string& out) {
       store(out, event.sector);
       return true;
     case Field::bytes:
-      return narrow(event.bytes);
+      store(out, event.bytes);
+      return true;
     case Field::from_dev:
       store(out, event.from_dev);
       return true;
@@ -143,7 +139,7 @@ bool write_field(Field field, const Event& event, std::string& out) {
       store(out, event.inode);
       return true;
     case Field::direct:
-      store(out, static_cast<uint32_t>(event.direct ? 1 : 0));
+      store(out, event.direct);
       return true;
     case Field::call:
       store(out, static_cast<uint32_t>(event.syscall));
@@ -177,7 +173,9 @@ Tokenized decode_as(const char* at, Event& event) {
   } else if constexpr (kLayouts[Code - 1].kind == Kind::read_start) {
     event.rw = 'R';
   }
-  event.cpu = load<uint32_t>(at + 4);
+  const auto cpu = load<uint32_t>(at + 4);
+  if (cpu >= kMaxCpus) return {LineKind::malformed, "CPU out of range", {}};
+  event.cpu = static_cast<uint16_t>(cpu);
   event.tid = load<int32_t>(at + 8);
   event.ts = load<uint64_t>(at + 12);
   event.seq = load<uint64_t>(at + 20);
@@ -222,7 +220,7 @@ bool encode_line(std::string_view line, std::string& out) {
     out.push_back(static_cast<char>(code));
     out.push_back(static_cast<char>(kLengths[code - 1]));
     out.push_back(layout.letter != Letter::none ? event.rw : '\0');
-    store(out, event.cpu);
+    store(out, static_cast<uint32_t>(event.cpu));
     store(out, event.tid);
     store(out, event.ts);
     store(out, event.seq);

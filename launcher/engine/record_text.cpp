@@ -56,7 +56,7 @@ void append_field(Field field, const Event& event, std::string& out) {
     case Field::inode:
       return append_number(out, event.inode);
     case Field::direct:
-      out.push_back(event.direct ? '1' : '0');
+      out.push_back(event.direct != 0 ? '1' : '0');
       return;
     case Field::call:
       out.append(kSyscalls[event.syscall].name);

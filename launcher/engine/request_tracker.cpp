@@ -11,11 +11,24 @@ void RequestTracker::abandon_on(int32_t tid) {
   }
 }
 
-void RequestTracker::start_syscall(const Event& event) {
-  Event numbered = event;
+// A system call or a provider's leaf I/O as an RS would give it: numbered here, on its thread.
+// Built field by field: the event's other fields share bytes with RS's (event.h).
+Event RequestTracker::as_read_start(const Event& event) {
+  Event numbered;
+  numbered.kind = Kind::read_start;
+  numbered.ts = event.ts;
+  numbered.tid = event.tid;
+  numbered.rw = event.rw;
   numbered.id = next_syscall_id_++;
   numbered.thread = event.tid;
-  start(numbered, event.direct);
+  numbered.offset = event.offset;
+  numbered.size = event.size;
+  return numbered;
+}
+
+void RequestTracker::start_syscall(const Event& event) {
+  const Event numbered = as_read_start(event);
+  start(numbered, event.direct != 0);
   Request& request = open_.at(numbered.id);
   request.op = event.rw;
   request.syscall = event.syscall;
@@ -23,9 +36,7 @@ void RequestTracker::start_syscall(const Event& event) {
 }
 
 uint64_t RequestTracker::start_provider_leaf(const Event& event) {
-  Event numbered = event;
-  numbered.id = next_syscall_id_++;
-  numbered.thread = event.tid;
+  const Event numbered = as_read_start(event);
   start(numbered, false);
   Request& request = open_.at(numbered.id);
   request.op = event.rw;

@@ -84,6 +84,7 @@ class RequestTracker {
   uint64_t abandoned() const { return abandoned_; }
 
  private:
+  Event as_read_start(const Event& event);
   // The one way a request ends (done, done_on_thread): attribution hears of it, then it closes.
   template <typename Finished>
   bool end(std::unordered_map<uint64_t, Request>::iterator it, const Event& event,

@@ -88,11 +88,11 @@ class Fields {
     return fail();
   }
 
-  bool flag(bool& out) {
+  bool flag(uint32_t& out) {
     uint64_t value = 0;
     if (!number(value)) return false;
     if (value > 1) return fail();
-    out = value == 1;
+    out = static_cast<uint32_t>(value);
     return true;
   }
 

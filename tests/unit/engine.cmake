@@ -8,6 +8,7 @@ iotap_unit_test(engine_test
           engine/level_tokens_test.cpp engine/levels_test.cpp engine/level_verdict_test.cpp
           engine/level_report_test.cpp engine/level_perfetto_test.cpp engine/record_test.cpp
           engine/flat_map_test.cpp
+          engine/in_flight_test.cpp
   LIBS iotap_engine_internals iotap_report iotap_perfetto_timeline)
 # record_test.cpp holds the tapsets' records to the engine's reading of them.
 target_compile_definitions(engine_test PRIVATE SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -201,6 +201,10 @@ TEST(Record, AFieldOutOfRangeIsMalformedAndALaterVersionsCodeIsNotAnEvent) {
   c.push_back('\0');
   c[2] = static_cast<char>(c.size());  // C's length is 40
   EXPECT_EQ(decode_record(c, event).kind, LineKind::malformed);
+  std::string cpu = record_of(kLines[8]);
+  const uint32_t past_cpus = 65536;  // CPU, u32 at byte 4: an Event keeps 16 bits
+  std::memcpy(cpu.data() + 4, &past_cpus, sizeof past_cpus);
+  EXPECT_EQ(decode_record(cpu, event).kind, LineKind::malformed);
   std::string later = record_of(kLines[8]);
   later[1] = 100;
   EXPECT_EQ(decode_record(later, event).kind, LineKind::other);

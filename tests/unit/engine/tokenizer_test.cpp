@@ -182,8 +182,14 @@ TEST(Tokenizer, MalformedLines) {
            "RD 1 1 1 1 1 99999999999999999999999",                               // overflow
            "M 1 1 1 1 ff 99999999999 0 4096 9437184 0",                          // dev > 32 bits
            "X 1 1 1 1 ff",                                                       // cut off
+           "C 1795378543012462720 65536 7 142 ff 0",                             // CPU over 16 bits
+           "Q 1795378543012462720 1 7 142 ff 9437184 0 4294967296 R",            // BYTES over 32
        })
     parse(line, LineKind::malformed);
+  // The largest CPU and BYTES an Event keeps.
+  const Event e = parse("Q 1795378543012462720 65535 7 142 ff 9437184 0 4294967295 R");
+  EXPECT_EQ(e.cpu, 65535U);
+  EXPECT_EQ(e.bytes, 4294967295U);
 }
 
 TEST(Tokenizer, EveryDecimalFieldReadsAsFromCharsReadsIt) {
