@@ -10,16 +10,24 @@ void InFlight::add(BioPool& pool, uint32_t index) {
   node.slot = static_cast<uint32_t>(list_.size());
   list_.push_back(index);
   if (indexed_) {
-    this->index(pool, index);
+    // A bio far longer than the buckets would have every lookup read many: made again.
+    if (node.sectors > (uint64_t{kBucketsPerLookup} << shift_))
+      reindex(pool);
+    else
+      link(pool, index);
   } else if (list_.size() > kIndexAbove) {
     indexed_ = true;
-    longest_ = 0;
-    for (const uint32_t each : list_) longest_ = std::max(longest_, pool[each].sectors);
-    // A bucket as long as the longest bio: a lookup reads two buckets, or a few more once a
-    // longer bio comes.
-    shift_ = static_cast<unsigned>(std::bit_width(longest_ - 1));
-    for (const uint32_t each : list_) this->index(pool, each);
+    reindex(pool);
   }
+}
+
+void InFlight::reindex(BioPool& pool) {
+  longest_ = 0;
+  for (const uint32_t each : list_) longest_ = std::max(longest_, pool[each].sectors);
+  // A bucket as long as the longest bio: a lookup reads two buckets.
+  shift_ = static_cast<unsigned>(std::bit_width(longest_ - 1));
+  buckets_ = FlatMap<uint32_t>();
+  for (const uint32_t each : list_) link(pool, each);
 }
 
 void InFlight::remove(BioPool& pool, uint32_t index) {
@@ -34,10 +42,10 @@ void InFlight::remove(BioPool& pool, uint32_t index) {
     indexed_ = false;
     return;
   }
-  unindex(pool, index);
+  unlink(pool, index);
 }
 
-void InFlight::index(BioPool& pool, uint32_t index) {
+void InFlight::link(BioPool& pool, uint32_t index) {
   BioNode& node = pool[index];
   longest_ = std::max(longest_, node.sectors);
   const uint64_t bucket = node.sector >> shift_;
@@ -48,7 +56,7 @@ void InFlight::index(BioPool& pool, uint32_t index) {
   buckets_[bucket] = index;
 }
 
-void InFlight::unindex(BioPool& pool, uint32_t index) {
+void InFlight::unlink(BioPool& pool, uint32_t index) {
   const BioNode& node = pool[index];
   if (node.bucket_next != kNoNode) pool[node.bucket_next].bucket_prev = node.bucket_prev;
   if (node.bucket_prev != kNoNode) {

@@ -7,9 +7,10 @@
 // device holds more than kIndexAbove.
 //
 // The index is a hash of buckets of 2^shift_ sectors (at least the longest bio's length when it
-// was made), each a list linked through its nodes (BioNode::bucket_prev, bucket_next): adding
-// and removing a bio is O(1) and allocates nothing, where a std::set of (sector, node) cost a
-// tree node per bio and a quarter of the deep shape's time.
+// was made; made again when a bio over kBucketsPerLookup buckets long comes), each a list linked
+// through its nodes (BioNode::bucket_prev, bucket_next): adding and removing a bio is O(1) and
+// allocates nothing, where a std::set of (sector, node) cost a tree node per bio and a quarter of
+// the deep shape's time.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -49,8 +50,12 @@ class InFlight {
   static constexpr size_t kIndexAbove = 64;
   static constexpr size_t kUnindexBelow = 16;
 
-  void index(BioPool& pool, uint32_t index);
-  void unindex(BioPool& pool, uint32_t index);
+  // A lookup reads at most this many buckets plus one before the index is made again.
+  static constexpr uint32_t kBucketsPerLookup = 4;
+
+  void reindex(BioPool& pool);  // every bio, buckets sized for the longest
+  void link(BioPool& pool, uint32_t index);
+  void unlink(BioPool& pool, uint32_t index);
 
   std::vector<uint32_t> list_;
   FlatMap<uint32_t> buckets_;  // (first sector >> shift_) -> the bucket's first node
