@@ -98,6 +98,7 @@ std::string events_module(const TempDir& work) {
   stap::CompileRequest request =
       guest_compile_request(stap::prepare_script(script, {}), script, release, work.path());
   request.block_hasher_exe = BLOCK_HASHER;
+  request.interrupts_off = true;  // as iotap compiles its own scripts (session::TracedScript)
   return guest_module(request, "events.stp", release, say);
 }
 
@@ -109,6 +110,7 @@ std::string floor_module(const TempDir& work) {
   request.block_hasher_exe = BLOCK_HASHER;
   request.module_name = "iotap_floor";
   request.stap_options = {"-g"};
+  request.interrupts_off = true;  // as events.stp's
   return guest_module(request, "floor.stp", release, say);
 }
 

@@ -130,9 +130,10 @@ static size_t whole_write_size(void) {
 
 // Where the writes of what is held end: each write is whole messages up to whole_write_size()
 // bytes, or one message longer than that (which no write keeps whole, nor did stapio's). At
-// messages, not newlines: a message is what one probe printed, a whole line of a text script or
-// a binary record of iotap's event stream (docs/event-format.md), which holds no newline to cut
-// at and must not be cut. A full list ends the round early; the writer takes the rest next.
+// messages, not newlines: a message is what one probe printed (a whole line of a text script) or
+// a batch of whole binary records of iotap's event stream (docs/event-format.md), which holds no
+// newline to cut at and must not be cut. A full list ends the round early; the writer takes the
+// rest next.
 enum { kMaxPieces = 2 * kOutput / PIPE_BUF + 2 };
 static size_t piece_ends[kMaxPieces];
 static size_t piece_count;

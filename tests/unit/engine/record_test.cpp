@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -149,21 +150,35 @@ TEST(Record, RecordsAsTextPassesTextOnAtOnceAndShowsRecordsAsLines) {
                        "\nend\n" + cut_short);
 }
 
-// The probes' printfs (tapsets/iotap_events.stp, examples/events.stp, replay_events.stp) write
-// each record with the CODE, LENGTH and field widths the engine reads: every code, once.
+// The probes' iotap_record calls (tapsets/iotap_events.stp, examples/events.stp,
+// replay_events.stp) write each record with the field widths the engine reads, as many fields as
+// the kind has (the rest 0), and so the LENGTH it reads: every code, once.
 TEST(Record, TheTapsetsWriteEachRecordAsTheEngineReadsIt) {
-  const std::regex record_printf(
-      R"re(printf\(@iotap_record_format "([%0-9b]*)",\s*@iotap_record_head\((\d+), (\d+),)re");
+  const std::regex record_call(
+      R"re(iotap_record\((\d+), (?:stringat\(\w+, 0\)|\w+), (\d+), ([^\n]*)\)\n)re");
   std::map<unsigned, int> written;
   for (const char* file :
        {"/tapsets/iotap_events.stp", "/examples/events.stp", "/examples/replay_events.stp"}) {
     std::ifstream in(std::string(SOURCE_DIR) + file);
     ASSERT_TRUE(in) << file;
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (std::sregex_iterator it(text.begin(), text.end(), record_printf), end; it != end; ++it) {
-      const unsigned code = std::stoul((*it)[2]);
-      EXPECT_EQ(std::stoul((*it)[3]), record_length(code)) << file << ", code " << code;
-      EXPECT_EQ((*it)[1].str(), record_fields_format(code)) << file << ", code " << code;
+    for (std::sregex_iterator it(text.begin(), text.end(), record_call), end; it != end; ++it) {
+      const unsigned code = std::stoul((*it)[1]);
+      const std::string widths = (*it)[2];
+      std::string format;
+      unsigned length = 28;
+      for (const char width : widths) {
+        format += std::string("%") + width + "b";
+        length += width - '0';
+      }
+      EXPECT_EQ(format, record_fields_format(code)) << file << ", code " << code;
+      EXPECT_EQ(length, record_length(code)) << file << ", code " << code;
+      std::vector<std::string> fields;
+      std::istringstream list((*it)[3].str());
+      for (std::string field; std::getline(list, field, ',');) fields.push_back(field);
+      ASSERT_EQ(fields.size(), 6U) << file << ", code " << code;
+      for (size_t i = widths.size(); i < fields.size(); ++i)
+        EXPECT_EQ(fields[i], " 0") << file << ", code " << code << ", field " << i + 1;
       ++written[code];
     }
   }
