@@ -14,16 +14,19 @@
 // them there: a relay file may only be read up to where the kernel writes on that file's own CPU,
 // or a message reserved and not yet copied in is read half written), but through this library:
 // their ppoll on a relay file, once the file is readable, reads up to kChunk bytes into the
-// file's buffer here and returns 0, as if it timed out (stapio then reads, gets 0 bytes, looks at
+// file's ring here and returns 0, as if it timed out (stapio then reads, gets 0 bytes, looks at
 // its stop flag and polls again); after a small read it first pauses kGatherNanoseconds, so that
 // the next read takes many messages. One thread of this library takes the messages from the
-// buffers in sequence order ({u32 sequence; u32 length} and the payload, as stapio's readers read
-// them) and writes each round of them in writes of whole messages, as large as arrive whole
-// (whole_write_size). A sequence number not yet seen (its message not yet read on its CPU) is
-// waited for up to kGapNanoseconds, as stapio waits for it, then passed over. An event reaches
-// iotap at most about 50 ms later than it would have; the relay files hold 16 MiB a CPU (stap's
-// default), which a pause could only fill at over 300 MB/s a CPU, and a pause follows only a
-// small read, so nothing is lost to the pauses.
+// rings in sequence order ({u32 sequence; u32 length} and the payload, as stapio's readers read
+// them) and writes each round of them with writev(2) straight from the rings, in writes of whole
+// messages, as large as arrive whole (whole_write_size): a byte is copied twice on its way, by
+// the kernel, into the ring and out of it (it was four times with a buffer between; under
+// software emulation every copy is the traced program's time, docs/performance.md). A sequence
+// number not yet seen (its message not yet read on its CPU) is waited for up to
+// kGapNanoseconds, as stapio waits for it, then passed over. An event reaches iotap at most
+// about 50 ms later than it would have; the relay files hold 16 MiB a CPU (stap's default),
+// which a pause could only fill at over 300 MB/s a CPU, and a pause follows only a small read,
+// so nothing is lost to the pauses.
 //
 // Why 50 ms: every wakeup of a reader costs the CPUs the program runs on (a poll's return, a
 // read, the writer's wakeup and its write), whatever it carries. Under bench/overhead's 4 KiB
@@ -45,30 +48,38 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "stapio_preload.h"
 
-enum { kMaxMessage = 128 * 1024, kChunk = 256 * 1024, kBuffer = 4 * kChunk, kMaxFiles = 256 };
-enum { kOutput = 2 * kMaxMessage, kSmallRead = 16 * 1024 };
+enum { kMaxMessage = 128 * 1024, kChunk = 256 * 1024, kRing = 4 * kChunk, kMaxFiles = 256 };
+enum { kRoundBytes = 2 * kMaxMessage, kSmallRead = 16 * 1024 };
+// A round's iovecs: a message is one, or two where it wraps around its ring's end. One writev
+// takes at most IOV_MAX (1024 on Linux) of them.
+enum { kRoundIovecs = 4096, kPieceIovecs = IOV_MAX, kMaxPieces = kRoundIovecs + 1 };
 static const long kGatherNanoseconds = 50L * 1000 * 1000;
 static const long long kGapNanoseconds = 1000LL * 1000 * 1000;
 static const long kGapCheckNanoseconds = 100L * 1000 * 1000;
 
-// One relay file's bytes read and not yet taken. `lost` is set at a header that is not one
+// One relay file's bytes, in a ring its reader reads into and the writer writes out of, without
+// copying them in between. Positions count bytes since the start (a byte's place in the ring is
+// its position modulo kRing): [start, taken) is in a round being written, [taken, end) read and
+// not yet taken, and the reader reads into the rest. `lost` is set at a header that is not one
 // (length 0 or over kMaxMessage): the file's place is lost, and nothing after it is used.
 struct relay_file {
   int fd;
   int lost;
-  char* data;
-  size_t capacity;
-  size_t start;
-  size_t end;
-  char* chunk;  // kChunk bytes: what its reader thread reads, before it takes the lock
+  int read_to_end;  // at the end of a run: a read returned nothing more
+  char* ring;
+  char* discard;  // what is read after `lost`, not kept; made when first needed
+  uint64_t start;
+  uint64_t taken;
+  uint64_t end;
 };
 
-// The files, their buffers and the state below are the lock's; `output` is the writer's.
+// The files, their rings and the state below are the lock's; the round is the writer's.
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t more_to_take = PTHREAD_COND_INITIALIZER;  // the writer's wait
 static pthread_cond_t room = PTHREAD_COND_INITIALIZER;          // a reader's wait
@@ -78,8 +89,15 @@ static uint32_t last_sequence;  // of the last message written; 0 before the fir
 static long long gap_since;     // when the next message in order was first missed; 0: none
 static int stopping;
 
-static char output[kOutput];
-static size_t output_used;
+// The round: the payloads taken, in order, as iovecs into the rings, cut into pieces that each
+// go out in one writev (piece_ends: where each ends, in iovecs).
+static struct iovec round_iovecs[kRoundIovecs];
+static size_t round_iovec_count;
+static size_t round_bytes;
+static size_t piece_ends[kMaxPieces];
+static size_t piece_count;
+static size_t piece_bytes;  // of the piece being filled
+static size_t piece_limit;
 
 static pthread_t writer;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
@@ -128,64 +146,132 @@ static size_t whole_write_size(void) {
   return (size_t)32 * 1024;
 }
 
-// Where the writes of what is held end: each write is whole messages up to whole_write_size()
-// bytes, or one message longer than that (which no write keeps whole, nor did stapio's). At
-// messages, not newlines: a message is what one probe printed (a whole line of a text script) or
-// a batch of whole binary records of iotap's event stream (docs/event-format.md), which holds no
-// newline to cut at and must not be cut. A full list ends the round early; the writer takes the
-// rest next.
-enum { kMaxPieces = 2 * kOutput / PIPE_BUF + 2 };
-static size_t piece_ends[kMaxPieces];
-static size_t piece_count;
-static size_t piece_limit;
+// The free bytes of `file`'s ring that follow one another from `end` on.
+static size_t room_after_end(const struct relay_file* file) {
+  const size_t free_bytes = kRing - (size_t)(file->end - file->start);
+  const size_t to_ring_end = kRing - (size_t)(file->end % kRing);
+  return free_bytes < to_ring_end ? free_bytes : to_ring_end;
+}
 
-// Room for a message of `size` bytes at the end of output, in the current piece or a new one.
+// Reads up to `size` bytes of `file` into its ring, at `end` (`size` at most room_after_end);
+// returns what read(2) did. The lock need not be held: the reader fills bytes no one else touches
+// until `end` is moved past them (under the lock, by the caller).
+static ssize_t read_into_ring(struct relay_file* file, size_t size) {
+  const ssize_t got = real_read(file->fd, file->ring + file->end % kRing, size);
+  __atomic_add_fetch(&relay_reads, 1, __ATOMIC_RELAXED);
+  return got;
+}
+
+// Reads `file` after its place was lost: what is read is not kept.
+static ssize_t read_and_discard(struct relay_file* file) {
+  if (file->discard == NULL) file->discard = malloc(kChunk);
+  if (file->discard == NULL) return -1;
+  __atomic_add_fetch(&relay_reads, 1, __ATOMIC_RELAXED);
+  return real_read(file->fd, file->discard, kChunk);
+}
+
+// `size` bytes of `file`'s ring from position `at` into `into`, across the ring's end.
+static void copy_out(const struct relay_file* file, uint64_t at, void* into, size_t size) {
+  const size_t offset = (size_t)(at % kRing);
+  const size_t first = size < kRing - offset ? size : kRing - offset;
+  memcpy(into, file->ring + offset, first);
+  memcpy((char*)into + first, file->ring, size - first);
+}
+
+// Whether `file` holds a whole message not yet taken; its header ({sequence, length}) into
+// `header`. Copied, not read in place: a header follows a payload of any length, so it may sit
+// unaligned, or across the ring's end.
+static int head(struct relay_file* file, uint32_t header[2]) {
+  if (file->lost || file->end - file->taken < 8) return 0;
+  copy_out(file, file->taken, header, 8);
+  if (header[1] == 0 || header[1] > kMaxMessage) {
+    file->lost = 1;
+    pthread_cond_broadcast(&room);  // a reader waiting for room in it waits no more
+    return 0;
+  }
+  return file->end - file->taken >= 8 + (uint64_t)header[1];
+}
+
+static void close_piece(void) {
+  piece_ends[piece_count++] = round_iovec_count;
+  piece_bytes = 0;
+}
+
+// Room in the round for a message of `size` bytes (two iovecs at most), in the piece being
+// filled or a new one.
 static int room_for_message(size_t size) {
   if (piece_limit == 0) piece_limit = whole_write_size();
-  if (output_used + size > sizeof output) return 0;
+  if (round_bytes > 0 && round_bytes + size > kRoundBytes) return 0;
+  if (round_iovec_count + 2 > kRoundIovecs) return 0;
   const size_t piece_start = piece_count > 0 ? piece_ends[piece_count - 1] : 0;
-  if (output_used > piece_start && output_used - piece_start + size > piece_limit) {
-    if (piece_count == kMaxPieces - 1) return 0;  // the last entry closes the round's last piece
-    piece_ends[piece_count++] = output_used;
+  const size_t piece_iovecs = round_iovec_count - piece_start;
+  if (piece_iovecs > 0 && (piece_bytes + size > piece_limit || piece_iovecs + 2 > kPieceIovecs))
+    close_piece();
+  return 1;
+}
+
+// Adds `size` bytes of `file`'s ring from position `at` to the round: one iovec, or two where
+// they wrap around the ring's end.
+static void add_to_round(struct relay_file* file, uint64_t at, size_t size) {
+  const size_t offset = (size_t)(at % kRing);
+  const size_t first = size < kRing - offset ? size : kRing - offset;
+  round_iovecs[round_iovec_count++] = (struct iovec){file->ring + offset, first};
+  if (first < size) round_iovecs[round_iovec_count++] = (struct iovec){file->ring, size - first};
+  round_bytes += size;
+  piece_bytes += size;
+}
+
+// Writes one piece's iovecs, through short writes. Returns 0 if a write failed.
+static int write_piece(struct iovec* iovecs, size_t count) {
+  while (count > 0) {
+    const ssize_t n = writev(STDOUT_FILENO, iovecs, (int)count);
+    ++writes;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    size_t left = (size_t)n;
+    while (count > 0 && left >= iovecs->iov_len) {
+      left -= iovecs->iov_len;
+      ++iovecs;
+      --count;
+    }
+    if (count > 0) {
+      iovecs->iov_base = (char*)iovecs->iov_base + left;
+      iovecs->iov_len -= left;
+    }
   }
   return 1;
 }
 
-// Writes what is held, in pieces that each arrive whole. A failed write loses what is left of
-// it, as stapio's own would have.
-static void write_output(void) {
-  if (output_used > 0 && (piece_count == 0 || piece_ends[piece_count - 1] < output_used))
-    piece_ends[piece_count++] = output_used;
-  size_t written = 0;
-  int failed = 0;
-  for (size_t piece = 0; piece < piece_count && !failed; ++piece) {
-    while (written < piece_ends[piece]) {
-      const ssize_t n = write(STDOUT_FILENO, output + written, piece_ends[piece] - written);
-      ++writes;
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        failed = 1;
-        break;
-      }
-      written += (size_t)n;
-    }
+// Writes the round, a writev a piece; each piece arrives whole. A failed write loses what is left
+// of the round, as stapio's own would have. The lock is not held: the bytes written are between
+// their files' `start` and `taken`, which only the writer moves (release_round).
+static void write_round(void) {
+  const size_t piece_start = piece_count > 0 ? piece_ends[piece_count - 1] : 0;
+  if (round_iovec_count > piece_start) close_piece();
+  size_t from = 0;
+  for (size_t piece = 0; piece < piece_count; ++piece) {
+    if (!write_piece(round_iovecs + from, piece_ends[piece] - from)) break;
+    from = piece_ends[piece];
   }
-  output_used = 0;
+  round_iovec_count = 0;
+  round_bytes = 0;
   piece_count = 0;
+  piece_bytes = 0;
 }
 
-// The relay files stapio opened, each with its buffer; 0 if memory ran out. The lock is held.
+// The rings' room that the written round held is the readers' again. The lock is held.
+static void release_round(void) {
+  for (int i = 0; i < file_count; ++i) files[i].start = files[i].taken;
+  pthread_cond_broadcast(&room);
+}
+
+// The relay files stapio opened, each with its ring; 0 if memory ran out. The lock is held.
 static int take_files(void) {
   if (file_count > 0) return 1;
   for (int i = 0; i < relay_file_count() && i < kMaxFiles; ++i) {
-    char* data = malloc(kBuffer);
-    char* chunk = malloc(kChunk);
-    if (data == NULL || chunk == NULL) {
-      free(data);
-      free(chunk);
-      return 0;
-    }
-    files[i] = (struct relay_file){relay_file_descriptor(i), 0, data, kBuffer, 0, 0, chunk};
+    char* ring = malloc(kRing);
+    if (ring == NULL) return 0;
+    files[i] = (struct relay_file){.fd = relay_file_descriptor(i), .ring = ring};
     file_count = i + 1;
   }
   return file_count > 0;
@@ -196,48 +282,12 @@ static struct relay_file* file_of(int fd) {
   return index >= 0 && index < file_count ? &files[index] : NULL;
 }
 
-// Appends `size` read bytes to `file`, waiting for room while the writer takes what it holds
-// (or, with `grow`, at the end of a run, making room). The lock is held.
-static void append(struct relay_file* file, const char* bytes, size_t size, int grow) {
-  for (;;) {
-    // A file whose place is lost is not read any further: its bytes would wait for room
-    // forever, and its reader with them, past stapio's stop.
-    if (file->lost) return;
-    if (file->start > 0) {
-      memmove(file->data, file->data + file->start, file->end - file->start);
-      file->end -= file->start;
-      file->start = 0;
-    }
-    if (file->end + size <= file->capacity) break;
-    if (grow) {
-      char* bigger = realloc(file->data, file->end + size);
-      if (bigger == NULL) return;  // out of memory at the end: the rest of this file is lost
-      file->data = bigger;
-      file->capacity = file->end + size;
-      break;
-    }
-    pthread_cond_wait(&room, &lock);
-  }
-  memcpy(file->data + file->end, bytes, size);
-  file->end += size;
-}
-
-// Whether `file` holds a whole message; its header ({sequence, length}) into `header`. Copied,
-// not read in place: a header follows a payload of any length, so it may sit unaligned.
-static int head(struct relay_file* file, uint32_t header[2]) {
-  if (file->lost || file->end - file->start < 8) return 0;
-  memcpy(header, file->data + file->start, 8);
-  if (header[1] == 0 || header[1] > kMaxMessage) {
-    file->lost = 1;
-    pthread_cond_broadcast(&room);  // a reader waiting for room in it waits no more
-    return 0;
-  }
-  return file->end - file->start >= 8 + (size_t)header[1];
-}
-
-// Moves the messages held into `output`, in sequence order, while it has room; returns how many.
-// A missing sequence number is waited for up to kGapNanoseconds, unless `at_end` (nothing more
-// can come then). The lock is held.
+// Takes the messages held into the round, in sequence order, while it has room; returns how
+// many. A missing sequence number is waited for up to kGapNanoseconds, unless `at_end` (nothing
+// more can come then); at the end, a file not yet read to its end whose next message is not
+// held stops the round: the caller reads it first (with rings refilled before each round, and
+// a round of kRoundBytes, a ring cannot run dry in one: a guard, should either change). The
+// lock is held.
 static unsigned long take_messages(int at_end) {
   unsigned long taken = 0;
   for (;;) {
@@ -245,10 +295,14 @@ static unsigned long take_messages(int at_end) {
     uint32_t first_header[2] = {0, 0};
     for (int i = 0; i < file_count; ++i) {
       uint32_t header[2];
-      if (head(&files[i], header) && (first == NULL || header[0] < first_header[0])) {
-        first = &files[i];
-        first_header[0] = header[0];
-        first_header[1] = header[1];
+      if (head(&files[i], header)) {
+        if (first == NULL || header[0] < first_header[0]) {
+          first = &files[i];
+          first_header[0] = header[0];
+          first_header[1] = header[1];
+        }
+      } else if (at_end && !files[i].lost && !files[i].read_to_end) {
+        return taken;
       }
     }
     if (first == NULL || !room_for_message(first_header[1])) return taken;
@@ -262,9 +316,8 @@ static unsigned long take_messages(int at_end) {
       ++passed_over;
     }
     gap_since = 0;
-    memcpy(output + output_used, first->data + first->start + 8, first_header[1]);
-    output_used += first_header[1];
-    first->start += 8 + first_header[1];
+    add_to_round(first, first->taken + 8, first_header[1]);
+    first->taken += 8 + (uint64_t)first_header[1];
     last_sequence = sequence;
     ++taken;
     ++messages;
@@ -277,10 +330,10 @@ static void* write_messages(void* unused) {
   pthread_mutex_lock(&lock);
   for (;;) {
     if (take_messages(0) > 0) {
-      pthread_cond_broadcast(&room);
       pthread_mutex_unlock(&lock);
-      write_output();
+      write_round();
       pthread_mutex_lock(&lock);
+      release_round();
       continue;
     }
     if (stopping) break;
@@ -339,20 +392,26 @@ int ppoll(struct pollfd* fds, nfds_t count, const struct timespec* timeout, cons
   if (file == NULL) return real_ppoll(fds, count, timeout, mask);  // stapio reads, as before
   const int ready = real_ppoll(fds, count, timeout, mask);
   if (ready <= 0) return ready;  // a signal, or stapio's timeout
-  const ssize_t got = real_read(fds->fd, file->chunk, kChunk);
-  __atomic_add_fetch(&relay_reads, 1, __ATOMIC_RELAXED);
-  if (got > 0) {
-    // Not cancelled holding the lock (stapio cancels its readers when Ctrl-C is pressed three
-    // times): at the next poll instead.
-    int cancel_state = 0;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  // Not cancelled holding the lock (stapio cancels its readers when Ctrl-C is pressed three
+  // times): at the next poll instead.
+  int cancel_state = 0;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  pthread_mutex_lock(&lock);
+  size_t room_now = 0;
+  while (!file->lost && (room_now = room_after_end(file)) == 0) pthread_cond_wait(&room, &lock);
+  const int lost = file->lost;
+  pthread_mutex_unlock(&lock);
+  const size_t asked = lost || room_now > (size_t)kChunk ? (size_t)kChunk : room_now;
+  const ssize_t got = lost ? read_and_discard(file) : read_into_ring(file, asked);
+  if (got > 0 && !lost) {
     pthread_mutex_lock(&lock);
-    append(file, file->chunk, (size_t)got, 0);
+    file->end += (uint64_t)got;
     pthread_cond_signal(&more_to_take);
     pthread_mutex_unlock(&lock);
-    pthread_setcancelstate(cancel_state, NULL);
   }
-  if (got < kSmallRead) pause_to_gather();
+  pthread_setcancelstate(cancel_state, NULL);
+  // A read that took all there was, and little: wait for more to gather.
+  if (got < 0 || (got < kSmallRead && (size_t)got < asked)) pause_to_gather();
   // As if the poll timed out: stapio's read then gets 0, it looks at its stop flag, and polls
   // again.
   return 0;
@@ -369,18 +428,21 @@ void finish_relay_reading(void) {
   }
   finished = 1;
   pthread_mutex_lock(&lock);
-  if (take_files()) {
-    // The readers are joined and the probes have stopped: read every file to its end.
-    char* chunk = malloc(kChunk);
-    for (int i = 0; chunk != NULL && i < file_count; ++i) {
-      ssize_t got = 0;
-      while ((got = real_read(files[i].fd, chunk, kChunk)) > 0) {
-        ++relay_reads;
-        append(&files[i], chunk, (size_t)got, 1);
+  // The readers are joined and the probes have stopped: every file is read to its end, a ring
+  // at a time, and its messages written in sequence order.
+  while (take_files()) {
+    for (int i = 0; i < file_count; ++i) {
+      struct relay_file* file = &files[i];
+      size_t room_now = 0;
+      while (!file->lost && !file->read_to_end && (room_now = room_after_end(file)) > 0) {
+        const ssize_t got = read_into_ring(file, room_now < kChunk ? room_now : kChunk);
+        if (got <= 0) file->read_to_end = 1;
+        if (got > 0) file->end += (uint64_t)got;
       }
     }
-    free(chunk);
-    while (take_messages(1) > 0) write_output();
+    if (take_messages(1) == 0) break;
+    write_round();
+    release_round();
   }
   pthread_mutex_unlock(&lock);
   if (getenv("IOTAP_STAPIO_DRAIN_REPORT") == NULL) return;

@@ -92,6 +92,44 @@ TEST(StapioDrain, ReadsTheRelayFilesInStapiosReadersPlaceInSequenceOrder) {
   EXPECT_LT(counts.writes, 20U);
 }
 
+// The library holds a file's bytes in a ring of 1 MiB and writes the messages straight out of
+// it: files of several times that, with messages of every size up to stap's largest (128 KiB),
+// wrap around their rings many times, a message often cut in two at a ring's end, and come out
+// whole and in order, whether stapio's readers read them during the run or the library reads
+// them all at its end (the readers starved).
+TEST(StapioDrain, FilesLargerThanItsRingsComeOutWholeAndInOrder) {
+  TempDir dir("stapio-drain-test");
+  std::vector<std::vector<Message>> cpus(3);
+  std::string expected;
+  uint32_t state = 12345;
+  const auto next_random = [&state] {
+    state = state * 1103515245U + 12345U;
+    return state >> 8;
+  };
+  size_t bytes = 0;
+  for (uint32_t sequence = 1; bytes < 10U * 1024 * 1024; ++sequence) {
+    // Mostly batches of records (about 2 KiB), some large messages, some tiny ones.
+    const uint32_t pick = next_random() % 16;
+    const size_t size = pick == 0   ? 1 + next_random() % (128 * 1024)
+                        : pick == 1 ? 1 + next_random() % 64
+                                    : 1024 + next_random() % 1024;
+    std::string payload(size, static_cast<char>('a' + sequence % 26));
+    payload.replace(0, std::min(size, size_t{12}), std::to_string(sequence).substr(0, size));
+    cpus[next_random() % cpus.size()].push_back({sequence, payload});
+    expected += payload;
+    bytes += size;
+  }
+  for (size_t cpu = 0; cpu < cpus.size(); ++cpu)
+    write_file(dir.path() + "/trace" + std::to_string(cpu), relay_file(cpus[cpu]));
+
+  for (const bool readers : {true, false}) {
+    const auto run = run_stapio(dir.path(), static_cast<int>(cpus.size()), STAPIO_DRAIN, readers);
+    ASSERT_EQ(run.status.code, 0) << run.err;
+    EXPECT_EQ(run.out.size(), expected.size()) << (readers ? "with readers" : "readers starved");
+    EXPECT_TRUE(run.out == expected) << (readers ? "with readers" : "readers starved");
+  }
+}
+
 TEST(StapioDrain, StapiosChildrenDoNotInheritIt) {
   TempDir dir("stapio-drain-test");
   write_file(dir.path() + "/trace0", "");
