@@ -12,9 +12,15 @@
 // dropped); the table shows the median over the rounds, and what each tracer lost in its worst
 // round: read_start/read_done events missing from its output (block_hasher's reads are known
 // exactly) and what it counted itself (stap's skipped probes, bpftrace's lost events).
+//
+// --compare-tree DIR adds a row: events.stp and the tapsets of another source tree (a checkout of
+// another commit), compiled the same way and run in every round beside this tree's. On a host
+// where one boot's rounds differ by 20%, a change is measured by the two side by side, round by
+// round (the median of their differences), not by two runs of the bench.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -45,6 +51,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: overhead_bench [--rounds N] [--block-size BYTES] [--threads N] [--stack SPEC]\n"
+    "                      [--compare-tree DIR]\n"
     "\n"
     "Measures what tracing costs block_hasher in the guest: built without probes, with probes\n"
     "unattached, under the floor (bench/overhead/floor.stp: the same probes, a clock read and a\n"
@@ -53,13 +60,17 @@ constexpr const char* kUsage =
     "(default 3) of O_DIRECT reads of the stack's top device (default: ram, a 64 MiB ram disk)\n"
     "in BYTES blocks (default 4096) by N threads (default 2).\n"
     "The guest boots the default guest kernel, or $IOTAP_GUEST_KERNEL's (a release or a prefix,\n"
-    "as iotap's --guest-kernel: IOTAP_GUEST_KERNEL=6.12).\n";
+    "as iotap's --guest-kernel: IOTAP_GUEST_KERNEL=6.12).\n"
+    "--compare-tree DIR runs another source tree's events.stp and tapsets (DIR/examples,\n"
+    "DIR/tapsets: a checkout of another commit, `git worktree add DIR REV`) in every round too,\n"
+    "and reports this tree's time against it round by round.\n";
 
 struct Options {
   int rounds = 3;
   unsigned block_size = 4096;
   unsigned threads = 2;
   std::string stack = "ram";
+  std::string compare_tree;  // another source tree, whose events.stp runs beside this one's
 };
 
 Options parse_options(int argc, char** argv) {
@@ -80,6 +91,8 @@ Options parse_options(int argc, char** argv) {
       options.threads = parse_number(word, value);
     } else if (word == "--stack") {
       options.stack = value;
+    } else if (word == "--compare-tree") {
+      options.compare_tree = value;
     } else {
       throw UserError("unknown option '" + word + "'\n" + kUsage);
     }
@@ -91,15 +104,25 @@ void say(const std::string& text) {
   std::fprintf(stderr, "overhead_bench: %s\n", text.c_str());
 }
 
-// events.stp compiled as iotap compiles it, from iotap's module cache when it is there.
-std::string events_module(const TempDir& work) {
-  const std::string script = data_paths().examples + "/events.stp";
+// events.stp compiled as iotap compiles it, from iotap's module cache when it is there; with
+// `tree`, that source tree's events.stp and tapsets, into the work dir's `subdir`.
+std::string events_module(const TempDir& work, const std::string& tree = "",
+                          const std::string& subdir = "") {
+  const std::string script =
+      (tree.empty() ? data_paths().examples : tree + "/examples") + "/events.stp";
+  if (!tree.empty() && (!std::filesystem::is_regular_file(script) ||
+                        !std::filesystem::is_directory(tree + "/tapsets")))
+    throw UserError("--compare-tree " + tree +
+                    ": no examples/events.stp and tapsets/ there (a checkout of iotap's sources?)");
   const std::string release = guest::resolve_guest_kernel("");
+  const std::string work_dir = subdir.empty() ? work.path() : work.path() + "/" + subdir;
+  if (!subdir.empty()) std::filesystem::create_directories(work_dir);  // in the private work dir
   stap::CompileRequest request =
-      guest_compile_request(stap::prepare_script(script, {}), script, release, work.path());
+      guest_compile_request(stap::prepare_script(script, {}), script, release, work_dir);
   request.block_hasher_exe = BLOCK_HASHER;
   request.interrupts_off = true;  // as iotap compiles its own scripts (session::TracedScript)
-  return guest_module(request, "events.stp", release, say);
+  if (!tree.empty()) request.iotap_tapset_dir = tree + "/tapsets";
+  return guest_module(request, tree.empty() ? "events.stp" : script, release, say);
 }
 
 // floor.stp, compiled the same way, as iotap_floor.ko (staprun names a module after its file).
@@ -164,6 +187,27 @@ double median_seconds(const std::vector<Measure>& measures) {
   return median(seconds);
 }
 
+// This tree's iotap against --compare-tree's, round by round: the median of their differences in
+// seconds and per hit, and in how many rounds this tree's was the faster.
+void report_compared(const std::vector<Measure>& iotap, const std::vector<Measure>& compared) {
+  const size_t rounds = std::min(iotap.size(), compared.size());
+  if (rounds == 0) return;
+  std::vector<double> differences;
+  std::vector<double> per_hit;
+  size_t faster = 0;
+  for (size_t i = 0; i < rounds; ++i) {
+    const double difference = iotap[i].seconds - compared[i].seconds;
+    differences.push_back(difference);
+    const uint64_t hits = iotap[i].events + iotap[i].dropped;
+    if (hits > 0) per_hit.push_back(difference * 1e9 / static_cast<double>(hits));
+    if (difference < 0) ++faster;
+  }
+  std::printf(
+      "  iotap against --compare-tree's, round by round: %+.3f s, %+.0f ns per hit (median of "
+      "the differences); faster in %zu of %zu rounds\n",
+      median(differences), median(per_hit), faster, rounds);
+}
+
 void report(const Rounds& rounds, const Options& options) {
   const uint64_t reads = rounds.reads;
   const auto kind = [&](const std::string& name) -> const std::vector<Measure>& {
@@ -182,9 +226,10 @@ void report(const Rounds& rounds, const Options& options) {
   const std::map<std::string, std::string> names{{"floor", "floor (clock, sequence)"},
                                                  {"iotap", "iotap"},
                                                  {"iotap-nice-10", "iotap, stapio at nice -10"},
+                                                 {"iotap-compared", "iotap, --compare-tree's"},
                                                  {"bpftrace", "bpftrace"}};
   std::map<std::string, double> cost;  // median ns per hit, by tracer
-  for (const char* tracer : {"floor", "iotap", "iotap-nice-10", "bpftrace"}) {
+  for (const char* tracer : {"floor", "iotap", "iotap-nice-10", "iotap-compared", "bpftrace"}) {
     const std::vector<Measure>& measures = kind(tracer);
     if (measures.empty()) continue;
     std::vector<double> per_hit;
@@ -224,6 +269,7 @@ void report(const Rounds& rounds, const Options& options) {
           "", median(tracer_cpu), median(tracer_cpu_before));
     cost[tracer] = median(per_hit);
   }
+  report_compared(kind("iotap"), kind("iotap-compared"));
   // Issue 31's goal: iotap's hit at most 1.5 times the floor's and 0.4 times bpftrace's.
   // A cost at or below zero is noise (one round, the vCPUs in one host thread): no ratio then.
   if (cost["floor"] > 0 && cost["bpftrace"] > 0) {
@@ -244,6 +290,8 @@ int run(int argc, char** argv) {
   const TempDir work("iotap-overhead");
   const std::string module = events_module(work);
   const std::string floor = floor_module(work);
+  const std::string compared =
+      options.compare_tree.empty() ? "" : events_module(work, options.compare_tree, "compared");
   say("building the tools image (bpftrace and its libraries; once, then cached)");
   const std::string tools = guest::tools_image({bpftrace}, data_paths().cache);
   const std::string bt = bpftrace_script(EVENTS_BT, "BLOCK_HASHER", BLOCK_HASHER, work);
@@ -265,8 +313,10 @@ int run(int argc, char** argv) {
                  bt,
                  floor,
                  STREAM_TEXT};
+  if (!compared.empty()) run.command.push_back(compared);
   run.programs = {BLOCK_HASHER, BARE_BLOCK_HASHER, STREAM_TEXT};
   run.files = {ROUNDS_SCRIPT, bt, floor};
+  if (!compared.empty()) run.files.push_back(compared);
   const std::string output = run_rounds_in_guest(run, "overhead_bench");
   report(parse_rounds(output), options);
   return 0;

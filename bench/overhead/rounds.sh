@@ -1,14 +1,16 @@
 # The overhead benchmark's rounds, run in the guest by bench/overhead (VmRun::plain_command):
 #   sh rounds.sh ROUNDS DEVICE BLOCK_SIZE THREADS HASHER BARE_HASHER BPFTRACE_SCRIPT FLOOR_MODULE \
-#      STREAM_TEXT
+#      STREAM_TEXT [COMPARED_MODULE]
 # Each round reads DEVICE with block_hasher six ways: built without probes (BARE_HASHER), with
 # probes but nothing attached, under iotap's events.stp module (/iotap/iotap.ko, run as iotap
 # runs it, then once more with stapio at nice -10 above the program), under the floor
 # (FLOOR_MODULE, floor.stp: the same probes, a clock read and a sequence number per hit, nothing
-# written), and under bpftrace with the same events. Each prints one line:
+# written), under COMPARED_MODULE when given (another tree's events.stp: --compare-tree), and under
+# bpftrace with the same events. Each prints one line:
 #   round N bare|untraced SECONDS
 #   reads BLOCKS                                  (once: how many reads a run makes)
-#   round N iotap|iotap-nice-10|floor|bpftrace SECONDS EVENTS RS RD DROPPED [STAPIO_CPU BEFORE]
+#   round N iotap|iotap-nice-10|iotap-compared|floor|bpftrace SECONDS EVENTS RS RD DROPPED
+#     [STAPIO_CPU BEFORE]
 # (the floor's EVENTS are its hits, its RS and RD 0: it writes nothing)
 # SECONDS is block_hasher's own (its --json "seconds": the reads, not the tracer's start);
 # EVENTS the tracer's event lines, RS/RD its read_start/read_done events, DROPPED what the tracer
@@ -17,6 +19,7 @@
 # BEFORE those of them used before its readers started (its start and the module's loading).
 set -u
 rounds=$1 dev=$2 bs=$3 threads=$4 hasher=$5 bare=$6 bt=$7 floor=$8 stream_text=$9
+compared=${10:-}
 args="-d $dev -b $bs -t $threads --direct --json"
 
 # A JSON number: nlohmann::json writes under 1e-4 with an exponent (5e-05).
@@ -31,10 +34,11 @@ sum_after() {
 
 . /iotap/run.conf
 
-# run_iotap LABEL NICE: block_hasher under /iotap/iotap.ko, staprun at NICE, the program at 0.
+# run_iotap LABEL NICE [MODULE]: block_hasher under MODULE (/iotap/iotap.ko), staprun at NICE,
+# the program at 0.
 run_iotap() {
   IOTAP_STAPIO_DRAIN_REPORT=1 LD_PRELOAD=/lib/iotap/stapio_drain.so nice -n "$2" staprun \
-    -c "nice -n $((0 - $2)) /iotap/stdout-to-stderr $hasher $args" /iotap/iotap.ko \
+    -c "nice -n $((0 - $2)) /iotap/stdout-to-stderr $hasher $args" "${3:-/iotap/iotap.ko}" \
     >/tmp/stap.bin 2>/tmp/stap.err || echo "error staprun: $(tail -n 3 /tmp/stap.err)"
   # Its events are binary records (docs/event-format.md): as lines, to be counted as bpftrace's.
   "$stream_text" </tmp/stap.bin >/tmp/stap.out
@@ -69,6 +73,7 @@ while [ "$i" -le "$rounds" ]; do
   # above the program, iotap's default before this benchmark.
   run_iotap iotap "$IOTAP_STAPRUN_NICE"
   run_iotap iotap-nice-10 -10
+  [ -n "$compared" ] && run_iotap iotap-compared "$IOTAP_STAPRUN_NICE" "$compared"
 
   # The floor: the same probes, a clock read and a sequence number per hit, nothing written;
   # staprun as for iotap. Its hits are the sequence numbers it took ("floor hits N" at its end).

@@ -26,6 +26,11 @@ std::vector<std::string> tapset_dirs() {
   return {data_paths().tapsets};
 }
 
+std::vector<std::string> tapset_dirs(const CompileRequest& request) {
+  if (request.iotap_tapset_dir.empty()) return tapset_dirs();
+  return {request.iotap_tapset_dir};
+}
+
 std::string tapset_paths_dir(const std::string& work_dir) {
   return work_dir + "/tapset-paths";
 }
@@ -35,7 +40,7 @@ std::vector<std::string> stap_argv(const CompileRequest& request) {
   if (!request.kernel_release.empty()) argv.insert(argv.end(), {"-r", request.kernel_release});
   if (!request.runtime_dir.empty()) argv.insert(argv.end(), {"-R", request.runtime_dir});
   for (const auto& variable : request.kbuild_variables) argv.insert(argv.end(), {"-B", variable});
-  for (const auto& dir : tapset_dirs()) argv.insert(argv.end(), {"-I", dir});
+  for (const auto& dir : tapset_dirs(request)) argv.insert(argv.end(), {"-I", dir});
   argv.insert(argv.end(), {"-I", tapset_paths_dir(request.work_dir)});
   // stap 4.x runs handlers with interrupts enabled (INTERRUPTIBLE=1). A probe hit from an
   // interrupt (a disk's completion in its hardirq or softirq) that lands while another handler
@@ -136,7 +141,7 @@ std::string module_key(const CompileRequest& request) {
   // Named by content (shared_runtime.h), like the runtime: the path is the tapsets' identity.
   if (!request.tapset_dir.empty()) argv.push_back("SYSTEMTAP_TAPSET=" + request.tapset_dir);
   return module_cache_key({stap_version(), argv, request.script_name, request.script_text,
-                           tapset_paths_text(request), tapset_dirs(), request.runtime_dir,
+                           tapset_paths_text(request), tapset_dirs(request), request.runtime_dir,
                            request.kernel_release});
 }
 

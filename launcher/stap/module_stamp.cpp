@@ -38,7 +38,7 @@ ModuleStamp module_stamp(const CompileRequest& request) {
   // The tapsets by name within their directory and by content: the same iotap installed
   // elsewhere (a build tree here, /usr there) makes the same module.
   script.update_field("tapsets");
-  for (const auto& dir : tapset_dirs()) {
+  for (const auto& dir : tapset_dirs(request)) {
     for (const auto& file : files_under(dir)) {
       script.update_field(file);
       script.update_file((std::filesystem::path(dir) / file).string());

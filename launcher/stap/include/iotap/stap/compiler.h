@@ -41,6 +41,9 @@ struct CompileRequest {
   // SystemTap's tapsets adapted to that kernel (runtime_adaptation.h's adapt_for_kernel), for
   // stap's SYSTEMTAP_TAPSET; empty: stap's own.
   std::string tapset_dir{};
+  // iotap's tapsets, for -I; empty: the bundled ones (data_paths().tapsets). Another tree's, for
+  // bench/overhead's --compare-tree.
+  std::string iotap_tapset_dir{};
 };
 
 struct CompiledModule {
@@ -56,6 +59,8 @@ std::string script_copy_path(const std::string& work_dir);
 // The bundled tapset directories passed with -I (besides a directory in the work dir where
 // compile_module writes iotap_paths.stpm: the macros that say where this run's programs are).
 std::vector<std::string> tapset_dirs();
+// The request's: its iotap_tapset_dir instead of the bundled one, when it names one.
+std::vector<std::string> tapset_dirs(const CompileRequest& request);
 
 // The directory in the work dir that holds iotap_paths.stpm (see tapset_dirs).
 std::string tapset_paths_dir(const std::string& work_dir);
