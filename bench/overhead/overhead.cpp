@@ -92,7 +92,9 @@ Options parse_options(int argc, char** argv) {
     } else if (word == "--stack") {
       options.stack = value;
     } else if (word == "--compare-tree") {
-      options.compare_tree = value;
+      std::filesystem::path tree = std::filesystem::absolute(value).lexically_normal();
+      if (tree.filename().empty()) tree = tree.parent_path();  // "dir/": "dir"
+      options.compare_tree = tree.string();
     } else {
       throw UserError("unknown option '" + word + "'\n" + kUsage);
     }
