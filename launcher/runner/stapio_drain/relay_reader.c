@@ -37,8 +37,6 @@
 // the thread is stopped, and what is still in the files is read and written in sequence order
 // (stapio 4.8 itself would leave it unread: stapio_drain.c).
 #define _GNU_SOURCE  // NOLINT(bugprone-reserved-identifier): glibc asks for it by this name
-#include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -47,18 +45,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "output_round.h"
 #include "stapio_preload.h"
 
 enum { kMaxMessage = 128 * 1024, kChunk = 256 * 1024, kRing = 4 * kChunk, kMaxFiles = 256 };
-enum { kRoundBytes = 2 * kMaxMessage, kSmallRead = 16 * 1024 };
-// A round's iovecs: a message is one, or two where it wraps around its ring's end. One writev
-// takes at most IOV_MAX (1024 on Linux) of them.
-enum { kRoundIovecs = 4096, kPieceIovecs = IOV_MAX, kMaxPieces = kRoundIovecs + 1 };
+enum { kSmallRead = 16 * 1024 };
 static const long kGatherNanoseconds = 50L * 1000 * 1000;
 static const long long kGapNanoseconds = 1000LL * 1000 * 1000;
 static const long kGapCheckNanoseconds = 100L * 1000 * 1000;
@@ -89,16 +83,6 @@ static uint32_t last_sequence;  // of the last message written; 0 before the fir
 static long long gap_since;     // when the next message in order was first missed; 0: none
 static int stopping;
 
-// The round: the payloads taken, in order, as iovecs into the rings, cut into pieces that each
-// go out in one writev (piece_ends: where each ends, in iovecs).
-static struct iovec round_iovecs[kRoundIovecs];
-static size_t round_iovec_count;
-static size_t round_bytes;
-static size_t piece_ends[kMaxPieces];
-static size_t piece_count;
-static size_t piece_bytes;  // of the piece being filled
-static size_t piece_limit;
-
 static pthread_t writer;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 static int writer_started;
@@ -106,7 +90,6 @@ static int finished;
 
 // IOTAP_STAPIO_DRAIN_REPORT's figures.
 static unsigned long relay_reads;
-static unsigned long writes;
 static unsigned long messages;
 static unsigned long messages_at_end;
 static unsigned long passed_over;
@@ -131,19 +114,6 @@ static long long now_nanoseconds(void) {
 static void pause_to_gather(void) {
   const struct timespec pause = {.tv_sec = 0, .tv_nsec = kGatherNanoseconds};
   nanosleep(&pause, NULL);
-}
-
-// The most one write(2) may carry and still arrive whole when another process writes to the
-// same output: stapio's standard output is also the traced program's (stapio -c), and a write
-// the kernel splits lets the program's lines in between the pieces, in the middle of one of the
-// script's lines (a CI run read "RD thread 0: 8 ...", block_hasher's report inside an event).
-// A pipe or a socket keeps a write whole up to PIPE_BUF; a virtio-serial port (the guest's
-// output) up to the 32 KiB it sends as one buffer; a terminal or a file keeps any write whole.
-static size_t whole_write_size(void) {
-  struct stat output_stat;
-  if (fstat(STDOUT_FILENO, &output_stat) != 0) return PIPE_BUF;
-  if (S_ISFIFO(output_stat.st_mode) || S_ISSOCK(output_stat.st_mode)) return PIPE_BUF;
-  return (size_t)32 * 1024;
 }
 
 // The free bytes of `file`'s ring that follow one another from `end` on.
@@ -192,71 +162,12 @@ static int head(struct relay_file* file, uint32_t header[2]) {
   return file->end - file->taken >= 8 + (uint64_t)header[1];
 }
 
-static void close_piece(void) {
-  piece_ends[piece_count++] = round_iovec_count;
-  piece_bytes = 0;
-}
-
-// Room in the round for a message of `size` bytes (two iovecs at most), in the piece being
-// filled or a new one.
-static int room_for_message(size_t size) {
-  if (piece_limit == 0) piece_limit = whole_write_size();
-  if (round_bytes > 0 && round_bytes + size > kRoundBytes) return 0;
-  if (round_iovec_count + 2 > kRoundIovecs) return 0;
-  const size_t piece_start = piece_count > 0 ? piece_ends[piece_count - 1] : 0;
-  const size_t piece_iovecs = round_iovec_count - piece_start;
-  if (piece_iovecs > 0 && (piece_bytes + size > piece_limit || piece_iovecs + 2 > kPieceIovecs))
-    close_piece();
-  return 1;
-}
-
-// Adds `size` bytes of `file`'s ring from position `at` to the round: one iovec, or two where
-// they wrap around the ring's end.
-static void add_to_round(struct relay_file* file, uint64_t at, size_t size) {
+// Adds `size` bytes of `file`'s ring from position `at` to the round, in two pieces where they
+// wrap around the ring's end.
+static void add_to_round(const struct relay_file* file, uint64_t at, size_t size) {
   const size_t offset = (size_t)(at % kRing);
   const size_t first = size < kRing - offset ? size : kRing - offset;
-  round_iovecs[round_iovec_count++] = (struct iovec){file->ring + offset, first};
-  if (first < size) round_iovecs[round_iovec_count++] = (struct iovec){file->ring, size - first};
-  round_bytes += size;
-  piece_bytes += size;
-}
-
-// Writes one piece's iovecs, through short writes. Returns 0 if a write failed.
-static int write_piece(struct iovec* iovecs, size_t count) {
-  while (count > 0) {
-    const ssize_t n = writev(STDOUT_FILENO, iovecs, (int)count);
-    ++writes;
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    size_t left = (size_t)n;
-    while (count > 0 && left >= iovecs->iov_len) {
-      left -= iovecs->iov_len;
-      ++iovecs;
-      --count;
-    }
-    if (count > 0) {
-      iovecs->iov_base = (char*)iovecs->iov_base + left;
-      iovecs->iov_len -= left;
-    }
-  }
-  return 1;
-}
-
-// Writes the round, a writev a piece; each piece arrives whole. A failed write loses what is left
-// of the round, as stapio's own would have. The lock is not held: the bytes written are between
-// their files' `start` and `taken`, which only the writer moves (release_round).
-static void write_round(void) {
-  const size_t piece_start = piece_count > 0 ? piece_ends[piece_count - 1] : 0;
-  if (round_iovec_count > piece_start) close_piece();
-  size_t from = 0;
-  for (size_t piece = 0; piece < piece_count; ++piece) {
-    if (!write_piece(round_iovecs + from, piece_ends[piece] - from)) break;
-    from = piece_ends[piece];
-  }
-  round_iovec_count = 0;
-  round_bytes = 0;
-  piece_count = 0;
-  piece_bytes = 0;
+  round_add(file->ring + offset, first, file->ring, size - first);
 }
 
 // The rings' room that the written round held is the readers' again. The lock is held.
@@ -305,7 +216,7 @@ static unsigned long take_messages(int at_end) {
         return taken;
       }
     }
-    if (first == NULL || !room_for_message(first_header[1])) return taken;
+    if (first == NULL || !round_room_for(first_header[1])) return taken;
     const uint32_t sequence = first_header[0];
     // The next in order may still be on its way into its file; a message older than the last
     // written (passed over before) goes out at once.
@@ -330,8 +241,10 @@ static void* write_messages(void* unused) {
   pthread_mutex_lock(&lock);
   for (;;) {
     if (take_messages(0) > 0) {
+      // Written without the lock: the round's bytes lie between their files' `start` and
+      // `taken`, which only this thread moves (release_round).
       pthread_mutex_unlock(&lock);
-      write_round();
+      round_write();
       pthread_mutex_lock(&lock);
       release_round();
       continue;
@@ -441,7 +354,7 @@ void finish_relay_reading(void) {
       }
     }
     if (take_messages(1) == 0) break;
-    write_round();
+    round_write();
     release_round();
   }
   pthread_mutex_unlock(&lock);
@@ -452,9 +365,9 @@ void finish_relay_reading(void) {
           "iotap stapio_drain: %lu messages (%lu after the readers stopped), %lu passed over a "
           "missing one; %lu relay reads, %lu writes; stapio's cpu time: user %ld.%03ld s, "
           "system %ld.%03ld s; when its readers started: user %ld.%03ld s, system %ld.%03ld s\n",
-          messages, messages_at_end, passed_over, relay_reads, writes, (long)usage.ru_utime.tv_sec,
-          (long)usage.ru_utime.tv_usec / 1000, (long)usage.ru_stime.tv_sec,
-          (long)usage.ru_stime.tv_usec / 1000, (long)usage_at_start.ru_utime.tv_sec,
-          (long)usage_at_start.ru_utime.tv_usec / 1000, (long)usage_at_start.ru_stime.tv_sec,
-          (long)usage_at_start.ru_stime.tv_usec / 1000);
+          messages, messages_at_end, passed_over, relay_reads, round_writes(),
+          (long)usage.ru_utime.tv_sec, (long)usage.ru_utime.tv_usec / 1000,
+          (long)usage.ru_stime.tv_sec, (long)usage.ru_stime.tv_usec / 1000,
+          (long)usage_at_start.ru_utime.tv_sec, (long)usage_at_start.ru_utime.tv_usec / 1000,
+          (long)usage_at_start.ru_stime.tv_sec, (long)usage_at_start.ru_stime.tv_usec / 1000);
 }
