@@ -65,9 +65,9 @@ constexpr const char* kTcgOneThread = "tcg,thread=single";
 // Software emulation's CPU: all it can emulate, but fast string copies. A guest CPU that says it
 // has them (ERMS, FSRM) has its kernel and glibc copy with `rep movsb`, which qemu 7.2 runs a
 // byte at a time, each byte a pass through the translated block; without, they copy 8 or more
-// bytes a step. Measured: a guest's boot 8.2-8.7 s -> 7.1-7.6 s, and stapio's CPU time for
-// bench/overhead's 3.3 MB of events 0.165 -> 0.12 s (docs/performance.md). A real CPU's
-// `rep movsb` is as fast as its other copies, so this brings the guest nearer to one.
+// bytes a step. Measured: a guest's boot 8.2-8.7 s -> 7.1-7.6 s, and stapio's CPU time in a
+// bench/overhead run 0.165 -> 0.12 s (docs/performance.md). A real CPU's `rep movsb` is as fast
+// as its other copies, so this brings the guest nearer to one.
 constexpr const char* kTcgCpu = "max,-erms,-fsrm";
 
 }  // namespace
