@@ -123,6 +123,11 @@ static size_t room_after_end(const struct relay_file* file) {
   return free_bytes < to_ring_end ? free_bytes : to_ring_end;
 }
 
+// What one read asks for: at most kChunk bytes.
+static size_t one_read(size_t room_now) {
+  return room_now < (size_t)kChunk ? room_now : (size_t)kChunk;
+}
+
 // Reads up to `size` bytes of `file` into its ring, at `end` (`size` at most room_after_end);
 // returns what read(2) did. The lock need not be held: the reader fills bytes no one else touches
 // until `end` is moved past them (under the lock, by the caller).
@@ -140,11 +145,17 @@ static ssize_t read_and_discard(struct relay_file* file) {
   return real_read(file->fd, file->discard, kChunk);
 }
 
+// How many of `size` bytes from position `at` lie before the ring's end; the rest wrap to its
+// start.
+static size_t before_ring_end(uint64_t at, size_t size) {
+  const size_t to_end = kRing - (size_t)(at % kRing);
+  return size < to_end ? size : to_end;
+}
+
 // `size` bytes of `file`'s ring from position `at` into `into`, across the ring's end.
 static void copy_out(const struct relay_file* file, uint64_t at, void* into, size_t size) {
-  const size_t offset = (size_t)(at % kRing);
-  const size_t first = size < kRing - offset ? size : kRing - offset;
-  memcpy(into, file->ring + offset, first);
+  const size_t first = before_ring_end(at, size);
+  memcpy(into, file->ring + at % kRing, first);
   memcpy((char*)into + first, file->ring, size - first);
 }
 
@@ -165,9 +176,8 @@ static int head(struct relay_file* file, uint32_t header[2]) {
 // Adds `size` bytes of `file`'s ring from position `at` to the round, in two pieces where they
 // wrap around the ring's end.
 static void add_to_round(const struct relay_file* file, uint64_t at, size_t size) {
-  const size_t offset = (size_t)(at % kRing);
-  const size_t first = size < kRing - offset ? size : kRing - offset;
-  round_add(file->ring + offset, first, file->ring, size - first);
+  const size_t first = before_ring_end(at, size);
+  round_add(file->ring + at % kRing, first, file->ring, size - first);
 }
 
 // The rings' room that the written round held is the readers' again. The lock is held.
@@ -314,7 +324,7 @@ int ppoll(struct pollfd* fds, nfds_t count, const struct timespec* timeout, cons
   while (!file->lost && (room_now = room_after_end(file)) == 0) pthread_cond_wait(&room, &lock);
   const int lost = file->lost;
   pthread_mutex_unlock(&lock);
-  const size_t asked = lost || room_now > (size_t)kChunk ? (size_t)kChunk : room_now;
+  const size_t asked = lost ? (size_t)kChunk : one_read(room_now);
   const ssize_t got = lost ? read_and_discard(file) : read_into_ring(file, asked);
   if (got > 0 && !lost) {
     pthread_mutex_lock(&lock);
@@ -348,7 +358,7 @@ void finish_relay_reading(void) {
       struct relay_file* file = &files[i];
       size_t room_now = 0;
       while (!file->lost && !file->read_to_end && (room_now = room_after_end(file)) > 0) {
-        const ssize_t got = read_into_ring(file, room_now < kChunk ? room_now : kChunk);
+        const ssize_t got = read_into_ring(file, one_read(room_now));
         if (got <= 0) file->read_to_end = 1;
         if (got > 0) file->end += (uint64_t)got;
       }
